@@ -1,0 +1,1 @@
+"""judgebox agent: the vLLM-driven tool agent loop (next phase). Depends on ``reward`` and ``sandbox``."""

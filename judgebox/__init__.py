@@ -1,0 +1,1 @@
+"""The ``judgebox`` command line: one entry point over the sandbox, reward and agent packages."""

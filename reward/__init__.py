@@ -1,0 +1,1 @@
+"""judgebox reward: test specifications, honest verdicts, verl/TRL scoring functions and pass@k."""

@@ -1,0 +1,62 @@
+"""Verdicts: what the judge says about one submission, per test and overall."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Optional
+
+from pydantic import BaseModel, Field
+
+
+class Verdict(str, Enum):
+    """Outcome names (Codeforces/DMOJ vocabulary). ``test_data_error`` and ``infra_error`` carry no
+    information about the program: their reward is ``None``, never 0."""
+
+    accepted = "accepted"
+    wrong_answer = "wrong_answer"
+    runtime_error = "runtime_error"
+    time_limit_exceeded = "time_limit_exceeded"
+    memory_limit_exceeded = "memory_limit_exceeded"
+    compile_error = "compile_error"
+    skipped = "skipped"
+    test_data_error = "test_data_error"
+    infra_error = "infra_error"
+
+
+class TestResult(BaseModel):
+    """One test's outcome. Times in seconds; ``stdout``/``stderr`` are heads/tails (characters)."""
+
+    index: int
+    verdict: Verdict
+    execution_time: Optional[float] = None
+    cpu_time: Optional[float] = None
+    return_code: Optional[int] = None
+    stdout: str = ""
+    stderr: str = ""
+    needs_checker: bool = False
+
+
+class Judgement(BaseModel):
+    """A submission's outcome: overall verdict, counts and per-test detail.
+
+    ``n_total`` counts every test of the problem (none dropped); ``pass_rate = n_passed / n_total``.
+    ``verdict`` is ``accepted`` only when every test passed.
+    """
+
+    verdict: Verdict
+    n_passed: int = 0
+    n_total: int = 0
+    tests: list[TestResult] = Field(default_factory=list)
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True iff every test ran and passed."""
+        return self.verdict == Verdict.accepted
+
+    @property
+    def pass_rate(self) -> Optional[float]:
+        """Fraction of tests passed, or ``None`` for test-data and infrastructure errors."""
+        if self.verdict in (Verdict.test_data_error, Verdict.infra_error) or self.n_total == 0:
+            return None
+        return self.n_passed / self.n_total

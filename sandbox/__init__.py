@@ -1,0 +1,25 @@
+"""judgebox sandbox: run untrusted code under limits, embedded or behind a SandboxFusion-compatible API.
+
+Public API: :class:`LocalSandbox` (embedded executor), :class:`SandboxSettings` (configuration) and the
+wire models in :mod:`sandbox.models`.
+"""
+
+from .config import SandboxSettings
+from .local import LocalSandbox
+from .models import (
+    CommandRunResult,
+    CommandRunStatus,
+    RunCodeRequest,
+    RunCodeResponse,
+    RunJupyterRequest,
+    RunJupyterResponse,
+    RunStatus,
+    RunTestsRequest,
+    RunTestsResponse,
+)
+
+__all__ = [
+    "LocalSandbox", "SandboxSettings", "CommandRunResult", "CommandRunStatus", "RunCodeRequest",
+    "RunCodeResponse", "RunJupyterRequest", "RunJupyterResponse", "RunStatus", "RunTestsRequest",
+    "RunTestsResponse",
+]

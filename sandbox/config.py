@@ -1,0 +1,52 @@
+"""One typed configuration for the executor and the server (the single source of truth).
+
+Every field can be set by argument (``SandboxSettings(max_concurrency=4)``), by environment variable
+(``JUDGEBOX_MAX_CONCURRENCY=4``) or by the ``judgebox serve`` flags, which build this model.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sys
+from typing import Optional
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_python() -> str:
+    """The interpreter that runs ``python`` programs: the one running judgebox (it has numpy)."""
+    return sys.executable or shutil.which("python3") or "python3"
+
+
+class SandboxSettings(BaseSettings):
+    """Limits, isolation switches and capacity of one executor (embedded or behind the server).
+
+    Units: seconds for times, MiB for memory, bytes for output and file sizes.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="JUDGEBOX_", extra="ignore")
+
+    python: str = Field(default_factory=default_python, description="interpreter for python/pytest")
+    max_concurrency: int = Field(
+        default_factory=lambda: os.cpu_count() or 1, ge=1, description="programs running at once"
+    )
+    max_queue: int = Field(1024, ge=0, description="requests waiting for a slot before 504")
+    queue_timeout: float = Field(60.0, gt=0, description="seconds a request may wait for a slot")
+    output_limit_bytes: int = Field(1 << 20, ge=1024, description="cap per stream (stdout, stderr)")
+    default_memory_limit_MB: int = Field(
+        4096, ge=16, description="MiB, used when a request sends memory_limit_MB=-1"
+    )
+    max_memory_limit_MB: int = Field(16384, ge=16, description="MiB, requests are clamped to this")
+    max_processes: int = Field(256, ge=8, description="processes/threads per run")
+    max_file_size_bytes: int = Field(256 << 20, ge=1 << 20, description="largest file a run may write")
+    max_open_files: int = Field(1024, ge=64, description="open file descriptors per run")
+    stack_limit_bytes: int = Field(256 << 20, description="stack size, clamped to the hard limit")
+    max_run_timeout: float = Field(300.0, gt=0, description="seconds, requests are clamped to this")
+    allow_network: bool = Field(False, description="let programs reach the network")
+    isolate_user: bool = Field(True, description="run programs as an unprivileged uid when root")
+    use_cgroups: bool = Field(True, description="use memory/pids cgroups when they can be created")
+    workdir_root: Optional[str] = Field(None, description="where per-run directories are made")
+    pod_name: str = Field(default_factory=socket.gethostname, description="executor_pod_name")

@@ -1,0 +1,231 @@
+"""Wire models of the SandboxFusion HTTP API, plus judgebox's extension fields.
+
+The field names, defaults and enums follow SandboxFusion's ``sandbox/server/sandbox_api.py`` and the
+``sandbox_fusion`` client package (``sandbox_fusion/models.py``), so that verl's ``call_sandbox_api``,
+the official client and curl users get byte-compatible JSON. Extra response fields (``cpu_time``,
+``stdout_truncated``, ``stderr_truncated``, ``memory_exceeded``) are ignored by those clients.
+
+Units: every ``*_timeout``, ``execution_time`` and ``cpu_time`` is in seconds (float);
+``memory_limit_MB`` is in MiB (``-1`` = the server default); file contents are base64 strings.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import posixpath
+from enum import Enum
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: Every language name SandboxFusion accepts. A valid name whose toolchain is not installed returns
+#: ``SandboxError`` (not HTTP 422); a name outside this list is a malformed request (HTTP 422).
+SANDBOX_FUSION_LANGUAGES = (
+    "python", "python2", "cpp", "nodejs", "go", "go_test", "java", "php", "csharp", "bash",
+    "typescript", "sql", "rust", "cuda", "lua", "R", "perl", "D_ut", "ruby", "scala", "julia",
+    "pytest", "junit", "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket",
+    "gtest", "react",
+)
+Language = Literal[SANDBOX_FUSION_LANGUAGES]  # type: ignore[valid-type]
+
+
+class CommandRunStatus(str, Enum):
+    """Outcome of one command (compile or run): it finished, the sandbox failed, or it timed out."""
+
+    Finished = "Finished"
+    Error = "Error"
+    TimeLimitExceeded = "TimeLimitExceeded"
+
+
+class RunStatus(str, Enum):
+    """Outcome of a whole request (SandboxFusion's rule, see :func:`sandbox.models.overall_status`)."""
+
+    Success = "Success"
+    Failed = "Failed"
+    SandboxError = "SandboxError"
+
+
+def validate_relative_path(path: str, field: str) -> str:
+    """Check that ``path`` names a file inside the run's working directory.
+
+    Args:
+        path: a POSIX path as sent by the client.
+        field: the request field name, used in the error message.
+
+    Returns:
+        the normalised relative path.
+
+    Raises:
+        ValueError: the path is empty, absolute, or climbs out with ``..`` (pydantic turns this into
+            an HTTP 422 that names the field).
+    """
+    norm = posixpath.normpath(path)
+    if not path or path.startswith("/") or norm == ".." or norm.startswith("../") or "\x00" in path:
+        raise ValueError(
+            f"{field}: {path!r} must be a relative path inside the working directory "
+            "(no leading '/', no '..')"
+        )
+    return norm
+
+
+def decode_files(files: dict[str, Optional[str]], field: str = "files") -> dict[str, bytes]:
+    """Decode a ``{path: base64}`` map. ``None`` content means an empty file.
+
+    Raises:
+        ValueError: a path is not relative/inside, or a content is not valid base64.
+    """
+    out: dict[str, bytes] = {}
+    for path, content in files.items():
+        rel = validate_relative_path(path, field)
+        try:
+            out[rel] = base64.b64decode(content or "", validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError(f"{field}[{path!r}]: content is not valid base64 ({exc})") from exc
+    return out
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    files: dict[str, Optional[str]] = Field(
+        default_factory=dict, description="path (relative) -> base64 content, written before the run"
+    )
+    fetch_files: list[str] = Field(
+        default_factory=list, description="relative paths returned base64-encoded after the run"
+    )
+
+    @field_validator("files")
+    @classmethod
+    def _check_files(cls, v: dict[str, Optional[str]]) -> dict[str, Optional[str]]:
+        decode_files(v)
+        return v
+
+    @field_validator("fetch_files")
+    @classmethod
+    def _check_fetch(cls, v: list[str]) -> list[str]:
+        for p in v:
+            validate_relative_path(p, "fetch_files")
+        return v
+
+
+class RunCodeRequest(_Request):
+    """``POST /run_code`` body (SandboxFusion ``RunCodeRequest``).
+
+    Fields: ``code`` (source text), ``language`` (one of :data:`SANDBOX_FUSION_LANGUAGES`),
+    ``compile_timeout``/``run_timeout`` (seconds, > 0), ``memory_limit_MB`` (MiB; ``-1`` = server
+    default; clamped to what the host allows), ``stdin`` (text fed to a pipe that is then closed;
+    ``None`` = empty), ``files`` and ``fetch_files``.
+    """
+
+    code: str
+    language: Language  # type: ignore[valid-type]
+    compile_timeout: float = Field(10, gt=0, description="seconds")
+    run_timeout: float = Field(10, gt=0, description="seconds")
+    memory_limit_MB: int = Field(-1, ge=-1, description="MiB; -1 = server default")
+    stdin: Optional[str] = None
+
+
+class TestCaseInput(BaseModel):
+    """One case of a ``/run_tests`` batch: its stdin, and optional extra files for that case."""
+
+    model_config = ConfigDict(extra="ignore")
+    stdin: Optional[str] = None
+    files: dict[str, Optional[str]] = Field(default_factory=dict)
+
+    @field_validator("files")
+    @classmethod
+    def _check_files(cls, v: dict[str, Optional[str]]) -> dict[str, Optional[str]]:
+        decode_files(v, "cases[].files")
+        return v
+
+
+class RunTestsRequest(RunCodeRequest):
+    """``POST /run_tests`` body (judgebox extension): compile once, run every case in a fresh process.
+
+    Same fields as :class:`RunCodeRequest` plus ``cases`` (list of :class:`TestCaseInput`, at least
+    one) and ``stop_on_first_failure`` (skip the remaining cases after the first non-zero exit or
+    timeout; skipped cases are reported with ``run_result = None``). The top-level ``stdin`` is unused.
+    """
+
+    cases: list[TestCaseInput] = Field(min_length=1)
+    stop_on_first_failure: bool = False
+
+
+class CommandRunResult(BaseModel):
+    """Result of one command. ``return_code`` is negative for a signal and ``None`` on timeout."""
+
+    status: CommandRunStatus
+    execution_time: Optional[float] = None
+    return_code: Optional[int] = None
+    stdout: Optional[str] = None
+    stderr: Optional[str] = None
+    # judgebox extensions (ignored by SandboxFusion clients)
+    cpu_time: Optional[float] = None
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    memory_exceeded: bool = False
+
+
+class RunCodeResponse(BaseModel):
+    """``POST /run_code`` response (SandboxFusion ``RunCodeResponse``)."""
+
+    status: RunStatus
+    message: str = ""
+    compile_result: Optional[CommandRunResult] = None
+    run_result: Optional[CommandRunResult] = None
+    executor_pod_name: Optional[str] = None
+    files: dict[str, str] = Field(default_factory=dict)
+
+
+class RunTestsResponse(BaseModel):
+    """``POST /run_tests`` response: one compile result and one run result per case (``None`` = skipped)."""
+
+    status: RunStatus
+    message: str = ""
+    compile_result: Optional[CommandRunResult] = None
+    run_results: list[Optional[CommandRunResult]] = Field(default_factory=list)
+    executor_pod_name: Optional[str] = None
+
+
+class RunJupyterRequest(_Request):
+    """``POST /run_jupyter`` body. ``cell_timeout`` 0 means no per-cell limit; seconds otherwise."""
+
+    cells: list[str]
+    cell_timeout: float = Field(0, ge=0, description="seconds per cell; 0 = only total_timeout")
+    total_timeout: float = Field(45, gt=0, description="seconds for all cells")
+    kernel: Literal["python3"] = "python3"
+
+
+class CellRunResult(BaseModel):
+    """Output of one notebook cell: text streams, rich display data, and error records."""
+
+    stdout: str = ""
+    stderr: str = ""
+    display: list[dict[str, Any]] = Field(default_factory=list)
+    error: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class RunJupyterResponse(BaseModel):
+    """``POST /run_jupyter`` response: cells that finished, in order, even after a timeout."""
+
+    status: RunStatus
+    message: str = ""
+    driver: Optional[CommandRunResult] = None
+    cells: list[CellRunResult] = Field(default_factory=list)
+    executor_pod_name: Optional[str] = None
+    files: dict[str, str] = Field(default_factory=dict)
+
+
+def overall_status(*results: Optional[CommandRunResult]) -> RunStatus:
+    """SandboxFusion's status rule over the steps that ran (``None`` = step did not run).
+
+    Any step ``Error`` -> ``SandboxError``; else any ``TimeLimitExceeded`` or non-zero return code ->
+    ``Failed``; else ``Success``.
+    """
+    ran = [r for r in results if r is not None]
+    if any(r.status == CommandRunStatus.Error for r in ran):
+        return RunStatus.SandboxError
+    if any(r.status == CommandRunStatus.TimeLimitExceeded or r.return_code != 0 for r in ran):
+        return RunStatus.Failed
+    return RunStatus.Success

@@ -1,0 +1,272 @@
+"""Run one command under limits: the heart of the executor.
+
+The parent enforces every time limit on the child (never signals in the caller's thread): a
+``selectors`` loop feeds stdin, drains stdout/stderr while the program runs (capped per stream, so a
+flood never deadlocks or exhausts memory), and watches a pidfd for the exit. On a timeout, and after
+any exit, the whole process group and every process of the run's isolation unit (cgroup or uid) are
+SIGKILLed and reaped, so no survivor or zombie outlives the call; the output printed so far is kept.
+
+The function is synchronous and thread-safe; async callers run it in a worker thread.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+#: After the main process exits, how long to wait for the pipes to reach EOF (seconds).
+_DRAIN_GRACE = 0.5
+
+
+@dataclass
+class RunLimits:
+    """Per-command limits. Times in seconds, sizes in bytes; ``None`` means no limit of that kind.
+
+    ``time_limit`` is the verdict limit: a command is within it when its CPU time **or** its wall
+    time is within it (CPU time makes verdicts stable under load; wall time forgives runtimes whose
+    helper threads burn CPU, such as the JVM's JIT). ``wall_limit`` is the hard safety cap at which
+    the process group is killed.
+    """
+
+    time_limit: float
+    wall_limit: float
+    memory_bytes: Optional[int] = None
+    max_processes: Optional[int] = None
+    max_file_size: Optional[int] = None
+    max_open_files: Optional[int] = None
+    stack_bytes: Optional[int] = None
+    output_limit: int = 1 << 20
+
+    @classmethod
+    def for_timeout(cls, timeout: float, **kw) -> "RunLimits":
+        """Limits for a request timeout: wall cap = ``1.25 * timeout + 0.25`` s (1 s -> 1.5 s)."""
+        return cls(time_limit=timeout, wall_limit=timeout * 1.25 + 0.25, **kw)
+
+
+@dataclass
+class ProcessResult:
+    """What happened to one command. ``return_code`` follows subprocess: negative = killed by signal."""
+
+    return_code: Optional[int]
+    timed_out: bool
+    wall_time: float
+    cpu_time: float
+    stdout: bytes
+    stderr: bytes
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    memory_exceeded: bool = False
+    spawn_error: Optional[str] = None
+
+
+def _clamped(res: int, want: Optional[int]) -> None:
+    """Set an rlimit, clamped to the hard limit; never raises (a limit must not fail the run)."""
+    if want is None:
+        return
+    try:
+        _, hard = resource.getrlimit(res)
+        value = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        resource.setrlimit(res, (value, value if hard == resource.RLIM_INFINITY else hard))
+    except (ValueError, OSError):
+        pass
+
+
+def rlimit_preexec(limits: RunLimits) -> Callable[[], None]:
+    """Build the pre-exec function that applies ``limits`` as rlimits in the child.
+
+    The memory limit is *not* applied as ``RLIMIT_AS`` here: an address-space limit stops threaded
+    runtimes (OpenBLAS, JVM, Go, Node) from starting. The isolation layer enforces memory with a
+    cgroup, or with ``RLIMIT_DATA`` where no cgroup can be made.
+    """
+    cpu = int(math.ceil(limits.wall_limit)) + 1
+
+    def apply() -> None:
+        _clamped(resource.RLIMIT_CPU, cpu)
+        _clamped(resource.RLIMIT_FSIZE, limits.max_file_size)
+        _clamped(resource.RLIMIT_NOFILE, limits.max_open_files)
+        _clamped(resource.RLIMIT_STACK, limits.stack_bytes)
+        _clamped(resource.RLIMIT_CORE, 0)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+    return apply
+
+
+class _Capped:
+    """A byte buffer that keeps the first ``cap`` bytes and counts the rest."""
+
+    __slots__ = ("parts", "size", "cap", "truncated")
+
+    def __init__(self, cap: int) -> None:
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.cap = cap
+        self.truncated = False
+
+    def add(self, data: bytes) -> None:
+        room = self.cap - self.size
+        if room <= 0:
+            self.truncated = True
+            return
+        if len(data) > room:
+            data = data[:room]
+            self.truncated = True
+        self.parts.append(data)
+        self.size += len(data)
+
+    def value(self) -> bytes:
+        return b"".join(self.parts)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    env: dict[str, str],
+    limits: RunLimits,
+    stdin: bytes = b"",
+    preexec: Optional[Callable[[], None]] = None,
+    user: Optional[int] = None,
+    group: Optional[int] = None,
+    kill_all: Optional[Callable[[], None]] = None,
+    memory_exceeded: Optional[Callable[[], bool]] = None,
+) -> ProcessResult:
+    """Run ``argv`` to completion or timeout and return its outcome.
+
+    Args:
+        argv: program and arguments.
+        cwd: working directory.
+        env: the complete environment (nothing is inherited).
+        limits: time, size and output limits (see :class:`RunLimits`).
+        stdin: bytes written to the child's stdin pipe, which is then closed (never inherited).
+        preexec: extra setup run in the child after the rlimits (cgroup join, namespaces).
+        user, group: uid/gid to run as (only honoured when the caller is root).
+        kill_all: kills every process of the run's isolation unit (cgroup or uid), called after exit.
+        memory_exceeded: tells, after the run, whether the memory limit was hit.
+
+    Returns:
+        a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set.
+    """
+    base = rlimit_preexec(limits)
+
+    def child_setup() -> None:
+        base()
+        if preexec is not None:
+            preexec()
+
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+            preexec_fn=child_setup, user=user, group=group,
+            extra_groups=[] if user is not None else None,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
+
+    out, err = _Capped(limits.output_limit), _Capped(limits.output_limit)
+    sel = selectors.DefaultSelector()
+    pidfd = os.pidfd_open(proc.pid)
+    sel.register(pidfd, selectors.EVENT_READ, "exit")
+    for pipe, buf in ((proc.stdout, out), (proc.stderr, err)):
+        os.set_blocking(pipe.fileno(), False)
+        sel.register(pipe.fileno(), selectors.EVENT_READ, buf)
+    pending = memoryview(stdin)
+    if pending:
+        os.set_blocking(proc.stdin.fileno(), False)
+        sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE, "stdin")
+    else:
+        proc.stdin.close()
+
+    deadline = start + limits.wall_limit
+    timed_out = exited = False
+    drain_deadline = None
+    open_pipes = 2
+    try:
+        while open_pipes or not exited:
+            now = time.monotonic()
+            limit = drain_deadline if exited else deadline
+            if now >= limit:
+                if not exited:
+                    timed_out = True
+                    _kill_group(proc.pid)
+                    if kill_all:
+                        kill_all()
+                    exited = True
+                    drain_deadline = time.monotonic() + _DRAIN_GRACE
+                    continue
+                break  # pipes held open by an escaped process: give up on them
+            for key, _ in sel.select(limit - now):
+                tag = key.data
+                if tag == "exit":
+                    sel.unregister(pidfd)
+                    exited = True
+                    _kill_group(proc.pid)
+                    if kill_all:
+                        kill_all()
+                    drain_deadline = time.monotonic() + _DRAIN_GRACE
+                elif tag == "stdin":
+                    try:
+                        n = os.write(key.fd, pending[:65536])
+                        pending = pending[n:]
+                    except (BrokenPipeError, OSError):
+                        pending = pending[:0]
+                    if not pending:
+                        sel.unregister(key.fd)
+                        proc.stdin.close()
+                else:
+                    try:
+                        chunk = os.read(key.fd, 65536)
+                    except BlockingIOError:
+                        continue
+                    if chunk:
+                        tag.add(chunk)
+                    else:
+                        sel.unregister(key.fd)
+                        open_pipes -= 1
+    finally:
+        sel.close()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        os.close(pidfd)
+        _kill_group(proc.pid)
+        _, status, rusage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if kill_all:
+            kill_all()
+
+    cpu = rusage.ru_utime + rusage.ru_stime
+    rc = proc.returncode
+    if rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu >= limits.time_limit:
+        timed_out = True
+    if min(cpu, wall) > limits.time_limit:
+        timed_out = True
+    return ProcessResult(
+        return_code=None if timed_out else rc,
+        timed_out=timed_out,
+        wall_time=wall,
+        cpu_time=cpu,
+        stdout=out.value(),
+        stderr=err.value(),
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        memory_exceeded=bool(memory_exceeded and memory_exceeded()),
+    )

@@ -1,0 +1,83 @@
+"""The HTTP face: a thin FastAPI layer (parse, admit, call the executor, serialise).
+
+Endpoints (SandboxFusion-compatible): ``POST /run_code``, ``POST /run_jupyter``, ``GET /v1/ping``.
+judgebox extensions: ``POST /run_tests``, ``GET /languages``, ``GET /health``, ``GET /metrics``.
+Every execution outcome is HTTP 200; a malformed body is HTTP 422 naming the field; a request that
+cannot get an execution slot in time is HTTP 504 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from typing import Any, Callable, Optional
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+
+from .admission import Admission, Overloaded
+from .config import SandboxSettings
+from .executor import Executor
+from .languages import toolchain_version
+from .models import (
+    RunCodeRequest,
+    RunCodeResponse,
+    RunJupyterRequest,
+    RunJupyterResponse,
+    RunTestsRequest,
+    RunTestsResponse,
+)
+
+
+def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
+    """Build the ASGI app for ``settings`` (default: from ``JUDGEBOX_*`` environment variables)."""
+    settings = settings or SandboxSettings()
+    executor = Executor(settings)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=settings.max_concurrency,
+                                                 thread_name_prefix="judgebox-run")
+    app = FastAPI(title="judgebox sandbox", version="0.1.0")
+    state: dict[str, Admission] = {}
+
+    def admission() -> Admission:
+        # made lazily so that it binds to the server's event loop
+        if "a" not in state:
+            state["a"] = Admission(settings.max_concurrency, settings.max_queue, settings.queue_timeout)
+        return state["a"]
+
+    async def execute(fn: Callable[[Any], Any], request: Any) -> Any:
+        try:
+            async with admission().slot():
+                return await asyncio.get_running_loop().run_in_executor(pool, fn, request)
+        except Overloaded as exc:
+            return JSONResponse(status_code=504, content={"detail": str(exc)},
+                                headers={"Retry-After": str(int(max(1, exc.retry_after)))})
+
+    @app.post("/run_code", response_model=RunCodeResponse)
+    async def run_code(request: RunCodeRequest):
+        return await execute(executor.run_code, request)
+
+    @app.post("/run_tests", response_model=RunTestsResponse)
+    async def run_tests(request: RunTestsRequest):
+        return await execute(executor.run_tests, request)
+
+    @app.post("/run_jupyter", response_model=RunJupyterResponse)
+    async def run_jupyter(request: RunJupyterRequest):
+        from .jupyter import run_jupyter as run
+
+        return await execute(lambda r: run(r, executor), request)
+
+    @app.get("/v1/ping")
+    async def ping() -> str:
+        return "pong"
+
+    @app.get("/languages")
+    async def languages() -> dict[str, Optional[str]]:
+        return {name: toolchain_version(name, settings.python) for name in executor.languages()}
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        a = admission()
+        return {"status": "ok", "pod": settings.pod_name, "isolation": executor.isolation.describe(),
+                "max_concurrency": a.max_concurrency, "running": a.running, "waiting": a.waiting}
+
+    return app

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install everything judgebox's tests use on a fresh Debian 12 machine (run as root):
+# language toolchains, nginx (the gateway in client tests), Docker engine + debootstrap (container
+# tests), and judgebox itself with its test extras.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+need=()
+for pkg in g++ default-jdk-headless nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+command -v rustc >/dev/null 2>&1 || need+=(rustc)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+python3 -m pip install -q -e ".[test]"
