@@ -4,7 +4,9 @@ Public API: :class:`LocalSandbox` (embedded executor), :class:`SandboxSettings` 
 wire models in :mod:`sandbox.models`.
 """
 
+from .client import SandboxClient
 from .config import SandboxSettings
+from .errors import SandboxError, SandboxInfraError, SandboxRequestError
 from .local import LocalSandbox
 from .models import (
     CommandRunResult,
@@ -19,7 +21,7 @@ from .models import (
 )
 
 __all__ = [
-    "LocalSandbox", "SandboxSettings", "CommandRunResult", "CommandRunStatus", "RunCodeRequest",
+    "SandboxClient", "SandboxError", "SandboxInfraError", "SandboxRequestError", "LocalSandbox", "SandboxSettings", "CommandRunResult", "CommandRunStatus", "RunCodeRequest",
     "RunCodeResponse", "RunJupyterRequest", "RunJupyterResponse", "RunStatus", "RunTestsRequest",
     "RunTestsResponse",
 ]
