@@ -1,20 +1,22 @@
 """The executor: turns a request into a working directory, a compile step and run steps.
 
 Synchronous and thread-safe. Concurrency limits live in :mod:`sandbox.admission`; per-command limits
-in :mod:`sandbox.process`; users, cgroups and namespaces in :mod:`sandbox.isolation`.
+in :mod:`sandbox.process`; users, cgroups and namespaces in :mod:`sandbox.isolation`; the language
+recipes in :mod:`sandbox.languages`; notebook cells in :mod:`sandbox.jupyter`.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import shutil
 import tempfile
-from typing import Optional
+from typing import Iterator, Optional, Sequence
 
 from .config import SandboxSettings
 from .isolation import Isolation, RunIsolation
-from .languages import RECIPES, Recipe, installed_languages
+from .languages import RECIPES, Recipe, installed_languages, toolchain_env
 from .models import (
     CommandRunResult,
     CommandRunStatus,
@@ -23,17 +25,21 @@ from .models import (
     RunStatus,
     RunTestsRequest,
     RunTestsResponse,
+    TestCaseInput,
     decode_files,
     overall_status,
 )
 from .process import ProcessResult, RunLimits, run_process
 
-#: Environment variables a program sees (nothing else is inherited from the server).
-_PASS_THROUGH = ("PATH", "JAVA_HOME", "GOROOT", "RUSTUP_HOME", "CARGO_HOME")
-
 
 class Executor:
-    """Runs requests for one configuration. Create once and share across threads."""
+    """Runs requests for one configuration. Create once and share across threads.
+
+    Args:
+        settings: limits and isolation switches (default: :class:`SandboxSettings` from env).
+
+    The installed languages and the toolchain environment are probed once, here, not per request.
+    """
 
     def __init__(self, settings: Optional[SandboxSettings] = None) -> None:
         self.settings = settings or SandboxSettings()
@@ -43,30 +49,39 @@ class Executor:
         self.gocache = os.path.join(self.root, ".gocache")
         os.makedirs(self.gocache, mode=0o777, exist_ok=True)
         os.chmod(self.gocache, 0o777)
+        self._installed = tuple(installed_languages(self.settings.python))
+        self._base_env = toolchain_env()
 
-    # ----------------------------------------------------------------------------- helpers
+    # ----------------------------------------------------------------------------- building blocks
     def languages(self) -> list[str]:
-        """Installed language names."""
-        return installed_languages(self.settings.python)
+        """Installed language names, sorted (a recipe whose toolchain is on ``PATH``)."""
+        return list(self._installed)
 
-    def _env(self, workdir: str, recipe: Recipe, iso: RunIsolation) -> dict[str, str]:
-        env = {k: os.environ[k] for k in _PASS_THROUGH if k in os.environ}
-        env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    def env(self, workdir: str, iso: RunIsolation, recipe: Optional[Recipe] = None) -> dict[str, str]:
+        """The complete environment of a program in ``workdir`` (nothing else is inherited).
+
+        ``HOME`` and ``TMPDIR`` are the working directory; Python gets ``PYTHONUNBUFFERED=1``,
+        ``PYTHONIOENCODING=utf-8`` and ``PYTHONINTMAXSTRDIGITS=0``; Go gets the shared ``GOCACHE``.
+        """
+        env = dict(self._base_env)
         env.update(
             HOME=workdir, TMPDIR=workdir, LANG="C.UTF-8", LC_ALL="C.UTF-8",
             PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8", PYTHONINTMAXSTRDIGITS="0",
             PYTHONDONTWRITEBYTECODE="1", GOCACHE=self.gocache, GOPATH=os.path.join(workdir, ".go"),
         )
-        env.update(dict(recipe.env))
+        if recipe is not None:
+            env.update(dict(recipe.env))
         env.update(iso.env)
         return env
 
-    def _memory_MB(self, requested: int) -> int:
+    def memory_MB(self, requested: Optional[int]) -> int:
+        """The memory limit in MiB for a request's ``memory_limit_MB`` (``-1``/``None`` = default, clamped)."""
         if requested is None or requested <= 0:
             return self.settings.default_memory_limit_MB
         return min(requested, self.settings.max_memory_limit_MB)
 
-    def _limits(self, timeout: float) -> RunLimits:
+    def limits(self, timeout: float) -> RunLimits:
+        """Per-command limits for a timeout in seconds (clamped to ``settings.max_run_timeout``)."""
         s = self.settings
         return RunLimits.for_timeout(
             min(timeout, s.max_run_timeout), max_processes=s.max_processes,
@@ -74,36 +89,52 @@ class Executor:
             stack_bytes=s.stack_limit_bytes, output_limit=s.output_limit_bytes,
         )
 
-    def _command(self, argv, workdir, env, timeout, iso: RunIsolation, stdin: Optional[str]) -> CommandRunResult:
+    def unsupported(self, language: str) -> Optional[str]:
+        """``None`` if ``language`` can run here, else the SandboxError message listing installed ones."""
+        if language in self._installed:
+            return None
+        return (f"language {language!r} is not installed on this sandbox; installed: "
+                f"{', '.join(self._installed)}")
+
+    @contextlib.contextmanager
+    def workdir(self, files: dict[str, bytes], uid: Optional[int] = None) -> Iterator[str]:
+        """A fresh private working directory holding ``files``; removed with everything in it on exit.
+
+        Args:
+            files: ``{relative path: content bytes}`` (already validated by the request model).
+            uid: owner of the directory and files when the program runs as another user.
+
+        Raises:
+            ValueError: a path resolves outside the directory.
+        """
+        path = tempfile.mkdtemp(prefix="run-", dir=self.root)
+        try:
+            write_files(path, files, uid)
+            if uid is not None:
+                os.chown(path, uid, uid)
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+
+    def command(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
+                iso: RunIsolation, stdin: Optional[str]) -> CommandRunResult:
+        """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after ``stdin``."""
         res = run_process(
-            argv, cwd=workdir, env=env, limits=self._limits(timeout), stdin=(stdin or "").encode(),
+            argv, cwd=workdir, env=env, limits=self.limits(timeout), stdin=(stdin or "").encode(),
             preexec=iso.preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
             memory_exceeded=iso.memory_exceeded,
         )
         return to_command_result(res)
 
-    def _unsupported(self, language: str) -> Optional[str]:
-        if language in RECIPES and language in self.languages():
-            return None
-        return (f"language {language!r} is not installed on this sandbox; installed: "
-                f"{', '.join(self.languages())}")
-
-    def _workdir(self, files: dict[str, Optional[str]], code: str, recipe: Recipe, uid: Optional[int]) -> str:
-        workdir = tempfile.mkdtemp(prefix="run-", dir=self.root)
-        write_files(workdir, {recipe.source_name(code): code.encode()})
-        write_files(workdir, decode_files(files))
-        if uid is not None:
-            for dirpath, dirnames, filenames in os.walk(workdir):
-                for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-                    os.lchown(name, uid, uid)
-        os.chmod(workdir, 0o700)
-        return workdir
-
     # ----------------------------------------------------------------------------- public API
     def run_code(self, request: RunCodeRequest) -> RunCodeResponse:
-        """Compile (if needed) and run ``request.code``; see :class:`~sandbox.models.RunCodeRequest`."""
-        batch = RunTestsRequest(**request.model_dump(exclude={"stdin"}), cases=[{"stdin": request.stdin}])
-        resp, files = self._run(batch)
+        """Compile (if needed) and run ``request.code`` once (SandboxFusion ``/run_code``).
+
+        Returns:
+            a :class:`~sandbox.models.RunCodeResponse`; an unsupported language is ``SandboxError``
+            with the installed languages in ``message``. Never raises for a program's behaviour.
+        """
+        resp, files = self._run(request, [TestCaseInput(stdin=request.stdin)])
         return RunCodeResponse(
             status=resp.status, message=resp.message, compile_result=resp.compile_result,
             run_result=resp.run_results[0] if resp.run_results else None,
@@ -120,42 +151,39 @@ class Executor:
             a :class:`~sandbox.models.RunTestsResponse` whose ``run_results[i]`` belongs to
             ``request.cases[i]`` (``None`` when skipped or when compilation failed).
         """
-        return self._run(request)[0]
+        return self._run(request, request.cases, request.stop_on_first_failure)[0]
 
-    def _run(self, request: RunTestsRequest) -> tuple[RunTestsResponse, dict[str, str]]:
+    def _run(self, request: RunCodeRequest, cases: list[TestCaseInput],
+             stop_on_first_failure: bool = False) -> tuple[RunTestsResponse, dict[str, str]]:
         pod = self.settings.pod_name
-        missing = self._unsupported(request.language)
+        missing = self.unsupported(request.language)
         if missing:
             return RunTestsResponse(status=RunStatus.SandboxError, message=missing, executor_pod_name=pod), {}
         recipe = RECIPES[request.language]
         python = self.settings.python
-        with self.isolation.for_run(self.root, self._memory_MB(request.memory_limit_MB)) as iso:
-            workdir = self._workdir(request.files, request.code, recipe, iso.user)
-            try:
-                env = self._env(workdir, recipe, iso)
-                compile_result = None
-                if recipe.compile:
-                    compile_result = self._command(
-                        recipe.argv(recipe.compile, request.code, python), workdir, env,
-                        request.compile_timeout, iso, None)
-                runs: list[Optional[CommandRunResult]] = [None] * len(request.cases)
-                if compile_result is None or (compile_result.status == CommandRunStatus.Finished
-                                              and compile_result.return_code == 0):
-                    argv = recipe.argv(recipe.run, request.code, python)
-                    for i, case in enumerate(request.cases):
-                        if case.files:
-                            write_files(workdir, decode_files(case.files, "cases[].files"), iso.user)
-                        runs[i] = r = self._command(argv, workdir, env, request.run_timeout, iso, case.stdin)
-                        if request.stop_on_first_failure and overall_status(r) != RunStatus.Success:
-                            break
-                status = overall_status(compile_result, *runs)
-                resp = RunTestsResponse(
-                    status=status, message=_message(compile_result, runs), compile_result=compile_result,
-                    run_results=runs, executor_pod_name=pod,
-                )
-                return resp, fetch(workdir, request.fetch_files)
-            finally:
-                shutil.rmtree(workdir, ignore_errors=True)
+        files = {recipe.source_name(request.code): request.code.encode(), **decode_files(request.files)}
+        with self.isolation.for_run(self.root, self.memory_MB(request.memory_limit_MB)) as iso, \
+                self.workdir(files, iso.user) as workdir:
+            env = self.env(workdir, iso, recipe)
+            compile_result = None
+            if recipe.compile:
+                compile_result = self.command(recipe.argv(recipe.compile, request.code, python), workdir,
+                                              env, request.compile_timeout, iso, None)
+            runs: list[Optional[CommandRunResult]] = [None] * len(cases)
+            if compile_result is None or (compile_result.status == CommandRunStatus.Finished
+                                          and compile_result.return_code == 0):
+                argv = recipe.argv(recipe.run, request.code, python)
+                for i, case in enumerate(cases):
+                    if case.files:
+                        write_files(workdir, decode_files(case.files, "cases[].files"), iso.user)
+                    runs[i] = r = self.command(argv, workdir, env, request.run_timeout, iso, case.stdin)
+                    if stop_on_first_failure and overall_status(r) != RunStatus.Success:
+                        break
+            resp = RunTestsResponse(
+                status=overall_status(compile_result, *runs), message=_message(compile_result, runs),
+                compile_result=compile_result, run_results=runs, executor_pod_name=pod,
+            )
+            return resp, fetch(workdir, request.fetch_files)
 
 
 def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[CommandRunResult]]) -> str:
@@ -166,7 +194,10 @@ def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[Com
 
 
 def to_command_result(res: ProcessResult) -> CommandRunResult:
-    """Convert a :class:`~sandbox.process.ProcessResult` to the wire model (UTF-8 with replacement)."""
+    """Convert a :class:`~sandbox.process.ProcessResult` to the wire model (UTF-8 with replacement).
+
+    A command that could not be started is ``status=Error`` (the request becomes ``SandboxError``).
+    """
     if res.spawn_error:
         return CommandRunResult(status=CommandRunStatus.Error, stderr=res.spawn_error, stdout="")
     return CommandRunResult(
@@ -183,13 +214,29 @@ def to_command_result(res: ProcessResult) -> CommandRunResult:
 
 
 def write_files(workdir: str, files: dict[str, bytes], uid: Optional[int] = None) -> None:
-    """Write ``{relative path: bytes}`` under ``workdir``, creating folders; never follows a link out."""
+    """Write ``{relative path: bytes}`` under ``workdir``, creating folders; never follows a link out.
+
+    Args:
+        workdir: the run's working directory.
+        files: validated relative paths and their contents.
+        uid: owner to give the files and the folders made for them (``None``: leave as is).
+
+    Raises:
+        ValueError: a path's folder resolves outside ``workdir`` (a link planted by the program).
+        OSError: the final component is a symbolic link (``O_NOFOLLOW``).
+    """
     real_root = os.path.realpath(workdir)
     for rel, data in files.items():
         path = os.path.join(workdir, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if not os.path.realpath(os.path.dirname(path)).startswith(real_root):
-            raise ValueError(f"files: {rel!r} resolves outside the working directory")
+        parent = os.path.dirname(path)
+        if parent != workdir:
+            os.makedirs(parent, exist_ok=True)
+            real_parent = os.path.realpath(parent)
+            if real_parent != real_root and not real_parent.startswith(real_root + os.sep):
+                raise ValueError(f"files: {rel!r} resolves outside the working directory")
+            if uid is not None:
+                for d in _folders_between(workdir, parent):
+                    os.lchown(d, uid, uid)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -197,8 +244,25 @@ def write_files(workdir: str, files: dict[str, bytes], uid: Optional[int] = None
             os.lchown(path, uid, uid)
 
 
+def _folders_between(root: str, folder: str) -> list[str]:
+    """``folder`` and its parents below ``root`` (exclusive)."""
+    out = []
+    while folder != root and folder.startswith(root):
+        out.append(folder)
+        folder = os.path.dirname(folder)
+    return out
+
+
 def fetch(workdir: str, paths: list[str]) -> dict[str, str]:
-    """Read regular files under ``workdir`` (base64); missing files and links out are skipped."""
+    """Read regular files under ``workdir`` as base64; missing files and links out are skipped.
+
+    Args:
+        workdir: the run's working directory.
+        paths: validated relative paths (``fetch_files``).
+
+    Returns:
+        ``{path: base64 content}`` for each path that is a regular file inside ``workdir``.
+    """
     out: dict[str, str] = {}
     real_root = os.path.realpath(workdir) + os.sep
     for rel in paths:

@@ -12,31 +12,51 @@ Compiler flags follow common online judges (Codeforces/AtCoder): ``g++ -O2 -std=
 from __future__ import annotations
 
 import functools
+import os
 import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-_JAVA_PUBLIC = re.compile(r"public\s+(?:(?:final|abstract|static)\s+)*class\s+([A-Za-z_$][\w$]*)")
-_JAVA_ANY = re.compile(r"\bclass\s+([A-Za-z_$][\w$]*)")
-_JAVA_MAIN = re.compile(r"public\s+static\s+void\s+main\s*\(")
+#: Comments, then string/char/text-block literals: removed before Java source is scanned for classes.
+_JAVA_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:\\.|[^\\])*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+                         re.S)
+#: A type declaration, with the modifiers in front of it; or a brace.
+_JAVA_DECL = re.compile(r"((?:\b(?:public|final|abstract|static|sealed|strictfp)\s+)*)"
+                        r"\b(class|interface|enum|record)\s+([A-Za-z_$][\w$]*)|[{}]")
+_JAVA_MAIN = re.compile(r"\bvoid\s+main\s*\(")
 
 
 def java_main_class(code: str) -> str:
-    """Find the class to run in Java source.
+    """Find the class to run in Java source (the file must carry the public type's name).
 
-    The public class wins (javac requires the file to carry its name); otherwise the first class that
-    declares ``public static void main``; otherwise ``Main``.
+    Comments and literals are ignored; only top-level types count (a nested ``public static class``
+    is not the file's public type). Order: the top-level ``public`` type; otherwise the first
+    top-level type whose body declares ``void main(``; otherwise ``"Main"``.
+
+    Args:
+        code: Java source text.
+
+    Returns:
+        a Java identifier (the file is written as ``<name>.java`` and run as ``java <name>``).
     """
-    m = _JAVA_PUBLIC.search(code)
-    if m:
-        return m.group(1)
-    for cls in _JAVA_ANY.finditer(code):
-        nxt = _JAVA_ANY.search(code, cls.end())
-        body = code[cls.end(): nxt.start() if nxt else len(code)]
-        if _JAVA_MAIN.search(body):
-            return cls.group(1)
+    text = _JAVA_NOISE.sub(" ", code)
+    depth, top = 0, []  # top-level types: (name, is public, body start)
+    for m in _JAVA_DECL.finditer(text):
+        if m.group(0) == "{":
+            depth += 1
+        elif m.group(0) == "}":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            top.append((m.group(3), "public" in m.group(1).split(), m.end()))
+    for name, public, _ in top:
+        if public:
+            return name
+    for i, (name, _, start) in enumerate(top):
+        end = top[i + 1][2] if i + 1 < len(top) else len(text)
+        if _JAVA_MAIN.search(text, start, end):
+            return name
     return "Main"
 
 
@@ -98,6 +118,35 @@ RECIPES: dict[str, Recipe] = {
                version=("rustc", "--version")),
     )
 }
+
+
+#: Variables a toolchain needs from the server's environment: (name, default when unset or ``None``).
+#: ``rustc`` is usually a rustup proxy that finds its toolchain through ``RUSTUP_HOME`` (default
+#: ``~/.rustup`` of the *server's* home, which a program whose ``HOME`` is its working dir lacks).
+_TOOLCHAIN_VARS = (
+    ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+    ("JAVA_HOME", None),
+    ("GOROOT", None),
+    ("RUSTUP_HOME", os.path.join(os.path.expanduser("~"), ".rustup")),
+    ("CARGO_HOME", os.path.join(os.path.expanduser("~"), ".cargo")),
+    ("RUSTUP_TOOLCHAIN", None),
+)
+
+
+def toolchain_env() -> dict[str, str]:
+    """The environment the toolchains need, read from the server's own environment.
+
+    Returns:
+        ``{name: value}`` for ``PATH``, ``JAVA_HOME``, ``GOROOT``, ``RUSTUP_HOME``, ``CARGO_HOME``
+        and ``RUSTUP_TOOLCHAIN`` where set (rustup's two homes default to the server's ``~/.rustup``
+        and ``~/.cargo`` when those folders exist). Nothing else is inherited by programs.
+    """
+    env = {}
+    for name, default in _TOOLCHAIN_VARS:
+        value = os.environ.get(name) or default
+        if value and (name not in ("RUSTUP_HOME", "CARGO_HOME") or os.path.isdir(value)):
+            env[name] = value
+    return env
 
 
 @functools.lru_cache(maxsize=None)
