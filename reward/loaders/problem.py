@@ -1,0 +1,89 @@
+"""``Problem``: one benchmark task as every loader produces it, and how a completion becomes the
+candidate program the judge runs."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Optional
+
+from pydantic import BaseModel, Field
+
+from reward.spec import TestDataError, TestSpec
+
+
+class Problem(BaseModel):
+    """One task of a dataset.
+
+    Attributes:
+        task_id: the dataset's id, as a string (samples files refer to it).
+        prompt: the text a model is given (HumanEval/MultiPL-E: the code prefix to continue).
+        spec: the tests, or ``None`` when the row's test data is unusable (``data_error`` says why;
+            such a problem is reported as ``test_data_error`` and never scored, case BUG-005).
+        data_error: why the test data could not be read, else ``None``.
+        gold: the reference solution in the form a sample takes (a continuation of ``prompt`` for
+            HumanEval, a whole program otherwise), or ``None`` when the dataset has none.
+        data_source: the dataset name (verl's ``data_source``).
+        language: the sandbox language of the solutions.
+        stop_tokens: MultiPL-E's stop sequences; when set, a completion continues ``prompt`` and is
+            cut at the first stop token (the MultiPL-E convention).
+        columns: other text columns of the row that can stand in as samples (e.g. ``gpt_solution``).
+    """
+
+    task_id: str
+    prompt: str = ""
+    spec: Optional[TestSpec] = None
+    data_error: Optional[str] = None
+    gold: Optional[str] = None
+    data_source: str
+    language: str = "python"
+    stop_tokens: list[str] = Field(default_factory=list)
+    columns: dict[str, str] = Field(default_factory=dict)
+
+    def candidate(self, completion: str) -> tuple[TestSpec, str]:
+        """The spec and the code to judge for one completion.
+
+        Fenced completions (chat output) go through :func:`reward.extract.extract_code`; bare code is
+        used as is. With ``stop_tokens`` (MultiPL-E), a completion that restates the prompt's last
+        line (the function header, whitespace ignored) is kept as a whole program from its start through the function
+        body, cut at the first stop token after the header, and judged with no prefix; any other
+        completion is a continuation of the prompt, cut at the first stop token.
+
+        Raises:
+            ValueError: the problem has no usable spec (``data_error`` is set).
+        """
+        if self.spec is None:
+            raise ValueError(f"{self.task_id}: no test spec ({self.data_error})")
+        code = completion
+        if "```" in completion:
+            from reward.extract import extract_code
+
+            code = extract_code(completion, self.language)
+        if not self.stop_tokens:
+            return self.spec, code
+        header = next((ln for ln in reversed(self.prompt.splitlines()) if ln.strip()), "")
+        match = re.search(r"\s*".join(map(re.escape, "".join(header.split()))), code) if header else None
+        if match is None:
+            return self.spec, cut_at_stop_tokens(code, self.stop_tokens)
+        body_start = code.find("\n", match.end())
+        body_start = len(code) if body_start < 0 else body_start
+        program = code[:body_start] + cut_at_stop_tokens(code[body_start:], self.stop_tokens)
+        return self.spec.model_copy(update={"prefix": ""}), program
+
+
+def cut_at_stop_tokens(text: str, stop_tokens: list[str]) -> str:
+    """``text`` up to (not including) the earliest occurrence of any stop token (MultiPL-E rule)."""
+    cut = min((i for i in (text.find(t) for t in stop_tokens if t) if i >= 0), default=len(text))
+    return text[:cut]
+
+
+def text_columns(row: dict[str, Any], used: set[str]) -> dict[str, str]:
+    """The row's remaining string columns (candidates for ``--samples column:NAME``)."""
+    return {k: v for k, v in row.items() if isinstance(v, str) and k not in used}
+
+
+def guarded_spec(build: Callable[[], TestSpec]) -> tuple[Optional[TestSpec], Optional[str]]:
+    """``(spec, None)``, or ``(None, reason)`` when the row's test data is unusable (BUG-005)."""
+    try:
+        return build(), None
+    except (TestDataError, KeyError, TypeError, ValueError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,247 @@
+"""Dataset loaders read each benchmark's native rows (real files) into Problems with TestSpecs."""
+
+import base64
+import gzip
+import json
+import pickle
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+from reward.loaders import FORMATS, get_manifest, list_manifests, load_dataset, load_problems, read_rows
+from reward.loaders.problem import cut_at_stop_tokens
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+SAMPLES = DATA / "sandboxfusion-samples"
+
+
+@pytest.fixture(autouse=True)
+def shared_data(monkeypatch):
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+# --- files and manifests -----------------------------------------------------------------------
+def test_rows_from_jsonl_gz_json_and_parquet(tmp_path):
+    rows = [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]
+    (tmp_path / "r.jsonl.gz").write_bytes(gzip.compress(b"".join(json.dumps(r).encode() + b"\n" for r in rows)))
+    (tmp_path / "r.json").write_text(json.dumps({"data": rows}))
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "r.parquet")
+    for name in ("r.jsonl.gz", "r.json", "r.parquet"):
+        assert read_rows(tmp_path / name) == rows
+
+
+def test_bad_rows_name_the_file_and_line(tmp_path):
+    (tmp_path / "bad.jsonl").write_text('{"a": 1}\n{"a": \n')
+    with pytest.raises(ValueError, match=r"bad.jsonl:2: not JSON"):
+        read_rows(tmp_path / "bad.jsonl")
+    with pytest.raises(ValueError, match="unknown file type .csv"):
+        read_rows(write_jsonl(tmp_path / "x.csv", []))
+
+
+def test_every_manifest_is_valid_and_names_a_known_format():
+    manifests = list_manifests()
+    assert {"humaneval", "mbpp", "apps", "codecontests", "livecodebench", "multipl-e-cpp"} <= {m.name for m in manifests}
+    for m in manifests:
+        assert m.format in FORMATS, m.name
+        assert m.source, f"{m.name} must say how to get the data"
+
+
+def test_unknown_and_missing_datasets_say_what_to_do():
+    with pytest.raises(KeyError, match="known datasets: .*humaneval"):
+        get_manifest("no-such-benchmark")
+    with pytest.raises(FileNotFoundError, match="taco.*not found locally.*BAAI/TACO"):
+        load_dataset("taco")
+
+
+def test_unknown_format_and_missing_field_are_clear(tmp_path):
+    path = write_jsonl(tmp_path / "rows.jsonl", [{"task_id": 1}])
+    with pytest.raises(ValueError, match="unknown format 'nope'; use one of: humaneval"):
+        load_problems(path, "nope")
+    with pytest.raises(ValueError, match="row 0 has no field 'text'|row 0 has no field 'prompt'"):
+        load_problems(path, "mbpp")
+
+
+# --- HumanEval / MBPP --------------------------------------------------------------------------
+def test_humaneval_from_the_installed_package():
+    problems, manifest = load_dataset("humaneval")
+    assert manifest.name == "humaneval" and len(problems) == 164
+    first = problems[0]
+    assert first.task_id == "HumanEval/0"
+    assert first.spec.kind == "harness" and first.spec.entry_point == "has_close_elements"
+    assert first.spec.prefix == first.prompt and "def check(candidate)" in first.spec.harness
+    assert all(p.gold for p in problems)
+
+
+def test_mbpp_original_974_rows():
+    problems, _ = load_dataset("mbpp")
+    assert len(problems) == 974
+    p1 = next(p for p in problems if p.task_id == "1")
+    assert p1.spec.kind == "assert" and len(p1.spec.asserts) == 3
+    assert p1.spec.asserts[0].startswith("assert min_cost(")
+    assert p1.prompt.startswith("You are an expert Python programmer, and here is your task: Write a function")
+    assert p1.gold.startswith("R = 3")
+
+
+def test_mbpp_sanitized_fields(tmp_path):
+    row = {"source_file": "x", "task_id": 2, "prompt": "Write f.", "code": "import math\ndef f(): return math.pi",
+           "test_imports": ["import math", "import re"], "test_list": ["assert f() == math.pi"]}
+    [p] = load_problems(write_jsonl(tmp_path / "sanitized.jsonl", [row]), "mbpp")
+    assert p.spec.setup_code == "import math\nimport re"
+    assert p.spec.asserts == ["assert f() == math.pi"]
+
+
+# --- APPS / TACO, CodeContests, LiveCodeBench --------------------------------------------------
+def test_apps_sample_stdio_and_fn_name():
+    problems = {p.task_id: p for p in load_dataset("apps")[0]}
+    assert set(problems) == {"1", "2287", "4184"}
+    assert problems["1"].spec.kind == "stdio" and problems["1"].spec.stdio[0].expected == "1\n6\n-1\n"
+    assert len(problems["2287"].spec.stdio) == 3
+    call = problems["4184"].spec
+    assert call.kind == "call" and call.fn_name == "is_prime" and len(call.calls) == 8
+    assert (call.calls[0].args, call.calls[0].expected) == ([1], False)  # APPS's [[False]] unwrapped
+    assert problems["4184"].prompt.endswith("def is_prime(n):\n\t")
+
+
+@pytest.mark.parametrize("input_output", [
+    '{"inputs": [], "outputs": []}', '{"inputs": ["1"]', '{"inputs": ["1","2"], "outputs": ["1"]}'])
+def test_bug005_unusable_test_data_is_a_data_error(tmp_path, input_output):
+    """BUG-005: empty, truncated or mismatched test data never becomes a spec (so never a pass)."""
+    row = {"problem_id": 7, "question": "q", "solutions": '["print(1)"]', "input_output": input_output}
+    [p] = load_problems(write_jsonl(tmp_path / "apps.jsonl", [row]), "apps")
+    assert p.spec is None and p.data_error
+    with pytest.raises(ValueError, match="no test spec"):
+        p.candidate("print(1)")
+
+
+def test_codecontests_counts_every_test_group_and_picks_python3_gold(tmp_path):
+    row = {"name": "1A. sum", "description": "add",
+           "public_tests": {"input": ["1 2\n"], "output": ["3\n"]},
+           "private_tests": {"input": ["2 2\n", "0 0\n"], "output": ["4\n", "0\n"]},
+           "generated_tests": {"input": ["5 5\n"], "output": ["10\n"]},
+           "solutions": {"language": [2, 3], "solution": ["int main(){}", "print(sum(map(int,input().split())))"]}}
+    [p] = load_problems(write_jsonl(tmp_path / "cc.jsonl", [row]), "codecontests")
+    assert [c.stdin for c in p.spec.stdio] == ["1 2\n", "2 2\n", "0 0\n", "5 5\n"]
+    assert p.gold.startswith("print(sum(")
+
+
+def lcb_blob(obj) -> str:
+    return base64.b64encode(zlib.compress(pickle.dumps(obj))).decode()
+
+
+def test_livecodebench_stdin_and_functional_rows(tmp_path):
+    public = [{"input": "[1, 2]\n3", "output": "[4, 5]", "testtype": "functional"}]
+    private = lcb_blob(json.dumps([{"input": "[]\n0", "output": "[]", "testtype": "functional"}]))
+    rows = [{"question_id": "2727", "question_content": "add k", "starter_code": "class Solution:\n",
+             "public_test_cases": json.dumps(public), "private_test_cases": private,
+             "metadata": json.dumps({"func_name": "addK"})},
+            {"question_id": "abc1", "question_content": "echo", "starter_code": "",
+             "public_test_cases": json.dumps([{"input": "5\n", "output": "5\n", "testtype": "stdin"}]),
+             "private_test_cases": "", "metadata": "{}"}]
+    call, stdio = load_problems(write_jsonl(tmp_path / "lcb.jsonl", rows), "livecodebench")
+    assert call.spec.kind == "call" and call.spec.fn_name == "addK" and call.spec.checker == "lcb"
+    assert [(c.args, c.expected) for c in call.spec.calls] == [([[1, 2], 3], [4, 5]), ([[], 0], [])]
+    assert stdio.spec.kind == "stdio" and stdio.spec.stdio[0].expected == "5\n"
+    assert call.gold is None
+
+
+def test_livecodebench_pickle_cannot_run_code(tmp_path):
+    """A crafted private_test_cases pickle that names a global is refused: no code runs on the host."""
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (subprocess.call, (["touch", str(marker)],))
+
+    row = {"question_id": "x", "question_content": "", "public_test_cases": "[]",
+           "private_test_cases": lcb_blob(Evil()), "metadata": "{}"}
+    [p] = load_problems(write_jsonl(tmp_path / "evil.jsonl", [row]), "livecodebench")
+    assert p.spec is None and "refusing to load subprocess.call" in p.data_error
+    assert not marker.exists()
+
+
+# --- SandboxFusion rows and MultiPL-E ----------------------------------------------------------
+def test_sandboxfusion_sample_rows():
+    contests, _ = load_dataset("sandboxfusion-code-contests")
+    assert len(contests) == 20 and all(p.spec.kind == "stdio" for p in contests)
+    assert contests[0].spec.stdio[0].expected == "0\n1\n2\n"
+    lcb = {p.task_id: p for p in load_dataset("sandboxfusion-livecodebench")[0]}
+    assert set(lcb) == {"codeforces/1873_A", "leetcode/2727", "atcoder/abc301_a"}
+    seniors = lcb["leetcode/2727"].spec
+    assert seniors.kind == "call" and seniors.fn_name == "countSeniors" and seniors.checker == "lcb"
+    assert seniors.calls[0].args == [["7868190130M7522", "5303914400F9211", "9273338290F4010"]]
+    assert seniors.calls[0].expected == 2
+    assert lcb["codeforces/1873_A"].gold is None  # the file's canonical_solution is a placeholder
+    mbpp, _ = load_dataset("sandboxfusion-mbpp")
+    assert len(mbpp) == 20 and all(p.spec.kind == "assert" and p.gold for p in mbpp)
+
+
+@pytest.mark.parametrize("lang,sandbox_language,rows", [
+    ("cpp", "cpp", 161), ("java", "java", 158), ("go", "go_test", 154), ("js", "nodejs", 161),
+    ("rs", "rust", 156), ("sh", "bash", 158)])
+def test_multipl_e_rows(lang, sandbox_language, rows):
+    problems, _ = load_dataset(f"multipl-e-{lang}")
+    assert len(problems) == rows
+    p = problems[0]
+    assert p.language == p.spec.language == sandbox_language
+    assert p.spec.kind == "harness" and p.spec.prefix == p.prompt and p.stop_tokens
+    assert "gpt_solution" in p.columns and p.gold is None
+
+
+def test_multipl_e_candidate_continuation_is_cut_at_the_first_stop_token():
+    p = load_dataset("multipl-e-cpp")[0][0]
+    spec, code = p.candidate("    return false;\n}\nint main() { junk }")
+    assert spec.prefix == p.prompt and code == "    return false;"
+
+
+def test_multipl_e_candidate_whole_program_keeps_its_header_and_drops_extra_code():
+    """A chat answer restating the prompt (gpt_solution) is judged as its own program, cut after the
+    target function's body: its own main is dropped, its imports kept, the tests close the function."""
+    p = load_dataset("multipl-e-rs")[0][0]
+    spec, code = p.candidate(p.columns["gpt_solution"])
+    assert spec.prefix == "" and spec.harness == p.spec.harness
+    assert code.startswith("/// Check if in given vector") and "fn main" not in code
+    assert code.rstrip().endswith("false")
+    assert cut_at_stop_tokens("a\n}b\n}", ["\n}"]) == "a"
+
+
+def test_verl_parquet_round_trip_through_the_cli(tmp_path):
+    out = tmp_path / "he.parquet"
+    subprocess.run([sys.executable, "-m", "judgebox.cli", "data", "convert", "humaneval", "--to",
+                    "verl-parquet", "--out", str(out), "--agent-name", "tool_agent",
+                    "--tool-selection", "code_interpreter"], check=True, capture_output=True)
+    rows = read_rows(out)
+    assert len(rows) == 164
+    row = rows[0]
+    assert row["data_source"] == "humaneval" and row["agent_name"] == "tool_agent"
+    assert row["prompt"][-1]["role"] == "user" and row["reward_model"]["style"] == "rule"
+    assert row["extra_info"]["index"] == 0 and row["extra_info"]["tool_selection"] == ["code_interpreter"]
+    back = load_problems(out, "verl")
+    original = load_dataset("humaneval")[0]
+    assert [p.task_id for p in back] == [p.task_id for p in original]
+    assert [p.spec for p in back] == [p.spec for p in original]
+    assert [p.gold for p in back] == [p.gold for p in original]
+
+
+def test_verl_rows_with_apps_style_ground_truth(tmp_path):
+    """verl's own code rows carry {"inputs", "outputs"} ground truth (JSON text)."""
+    row = {"data_source": "codecontests", "prompt": [{"role": "user", "content": "sum"}],
+           "reward_model": {"style": "rule", "ground_truth": json.dumps({"inputs": ["1 2\n"], "outputs": ["3\n"]})},
+           "extra_info": {"index": 4}}
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist([row]), tmp_path / "v.parquet")
+    [p] = load_problems(tmp_path / "v.parquet", "verl")
+    assert (p.task_id, p.prompt, p.data_source) == ("4", "sum", "codecontests")
+    assert p.spec.kind == "stdio" and p.spec.stdio[0].expected == "3\n"
