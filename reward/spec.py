@@ -18,9 +18,11 @@ Times are seconds, memory is MiB.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+import ast
+import json
+from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 CheckerMode = Literal["exact", "lines", "tokens", "float", "lcb", "checker"]
 
@@ -43,6 +45,10 @@ class CallCase(BaseModel):
     model_config = ConfigDict(extra="forbid")
     args: list[Any]
     expected: Any
+    alternatives: list[Any] = Field(
+        default_factory=list,
+        description="other accepted values (APPS/TACO wrap call results in a one-element list and "
+                    "their grader accepts the list or its element)")
 
 
 class TestSpec(BaseModel):
@@ -64,3 +70,144 @@ class TestSpec(BaseModel):
     checker_program: Optional[str] = None
     run_timeout: float = Field(10.0, gt=0, description="seconds per test case")
     memory_limit_MB: int = Field(1024, ge=-1, description="MiB per test case")
+    multiple_answers: bool = Field(
+        False, description="the problem accepts several answers; without a checker program a wrong "
+                           "answer is flagged needs_checker for dataset audits")
+
+    @property
+    def n_tests(self) -> int:
+        """How many tests the problem has (every one counts; none is dropped or sampled)."""
+        return {"stdio": len(self.stdio), "call": len(self.calls), "assert": len(self.asserts),
+                "harness": 1}[self.kind]
+
+    def check_data(self) -> None:
+        """Validate the test data before anything runs.
+
+        Raises:
+            TestDataError: no tests, a ``None`` expected value, a missing ``fn_name``/``harness``/
+                ``checker_program``, or Python test code that does not parse (BUG-005, BUG-016).
+        """
+        if self.n_tests == 0 or (self.kind == "harness" and not (self.harness or "").strip()):
+            raise TestDataError(f"{self.kind}: the problem has no tests; a problem without tests "
+                                "can be neither passed nor failed")
+        if self.kind == "stdio" and self.checker == "checker" and not self.checker_program:
+            raise TestDataError("checker_program: checker mode needs a Python checker program "
+                                "defining check(input, output, expected) -> bool")
+        if self.kind == "call":
+            if not self.fn_name:
+                raise TestDataError("fn_name: call tests need the function name")
+            if self.language != "python":
+                raise TestDataError(f"language: call tests run Python only, not {self.language!r}")
+            bad = [i for i, c in enumerate(self.calls) if c.expected is None]
+            if bad:
+                raise TestDataError(f"calls[{bad[0]}].expected: null expected value is malformed test "
+                                    "data (use the JSON value the function must return)")
+        if self.kind == "harness" and self.language == "python" and self.harness:
+            _parse(self.harness, "harness")
+        if self.kind == "assert":
+            for i, a in enumerate(self.asserts):
+                _parse(a, f"asserts[{i}]")
+            _parse(self.setup_code, "setup_code")
+        if self.checker_program:
+            _parse(self.checker_program, "checker_program")
+
+    @classmethod
+    def from_in_outs(cls, in_outs: Union[str, dict, None], **fields: Any) -> "TestSpec":
+        """Build a spec from verl/APPS/TACO ``input_output`` data: ``{"inputs", "outputs"[, "fn_name"]
+        [, "assert_case"]}``, as a dict or a JSON string.
+
+        stdio inputs/outputs may be strings or lists of lines (joined with ``\n``). With ``fn_name``,
+        each input is the argument list (or a string of one JSON value per line, LiveCodeBench) and
+        each output the JSON value (or its JSON text); a one-element list output also accepts its
+        element (APPS grader rule). Non-empty ``assert_case`` entries make assert tests. ``fields``
+        override spec fields (``language``, ``checker``, ``run_timeout``, ...).
+
+        Raises:
+            TestDataError: undecodable JSON, not a dict, missing/empty/mismatched lists (BUG-005).
+        """
+        if isinstance(in_outs, (str, bytes)):
+            try:
+                in_outs = json.loads(in_outs)
+            except ValueError as exc:
+                raise TestDataError(f"input_output: not valid JSON ({exc})") from None
+        if not isinstance(in_outs, dict) or not isinstance(in_outs.get("inputs"), list) \
+                or not isinstance(in_outs.get("outputs"), list):
+            raise TestDataError('input_output: expected {"inputs": [...], "outputs": [...]}')
+        inputs, outputs = in_outs["inputs"], in_outs["outputs"]
+        asserts = [a for a in in_outs.get("assert_case") or [] if isinstance(a, str) and a.strip()]
+        if asserts:
+            return cls._build(kind="assert", asserts=asserts, **fields)
+        if len(inputs) != len(outputs):
+            raise TestDataError(f"input_output: {len(inputs)} inputs but {len(outputs)} outputs")
+        if not inputs:
+            raise TestDataError("input_output: no test cases")
+        fn_name = in_outs.get("fn_name")
+        if fn_name:
+            calls = [CallCase(args=_call_args(i, x), expected=_json_value(o, i),
+                              alternatives=[o[0]] if isinstance(o, list) and len(o) == 1 else [])
+                     for i, (x, o) in enumerate(zip(inputs, outputs))]
+            return cls._build(kind="call", fn_name=fn_name, calls=calls, **fields)
+        stdio = [StdioCase(stdin=_text(x, f"inputs[{i}]"), expected=_text(o, f"outputs[{i}]"))
+                 for i, (x, o) in enumerate(zip(inputs, outputs))]
+        return cls._build(kind="stdio", stdio=stdio, **fields)
+
+    @classmethod
+    def from_ground_truth(cls, ground_truth: Union[str, dict, "TestSpec"], **fields: Any) -> "TestSpec":
+        """A spec from verl ``ground_truth``: a TestSpec, its JSON/dict (has ``kind``), or ``in_outs``.
+
+        Raises:
+            TestDataError: the data is undecodable or invalid (the message names the field).
+        """
+        if isinstance(ground_truth, TestSpec):
+            return ground_truth.model_copy(update=fields) if fields else ground_truth
+        if isinstance(ground_truth, (str, bytes)):
+            try:
+                ground_truth = json.loads(ground_truth)
+            except ValueError as exc:
+                raise TestDataError(f"ground_truth: not valid JSON ({exc})") from None
+        if isinstance(ground_truth, dict) and "kind" in ground_truth:
+            return cls._build(**{**ground_truth, **fields})
+        return cls.from_in_outs(ground_truth, **fields)
+
+    @classmethod
+    def _build(cls, **data: Any) -> "TestSpec":
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise TestDataError(f"test spec: {exc}") from None
+
+
+def _parse(source: str, field: str) -> None:
+    try:
+        ast.parse(source or "")
+    except (SyntaxError, ValueError) as exc:
+        raise TestDataError(f"{field}: the test code does not parse ({exc})") from None
+
+
+def _text(value: Any, field: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "\n".join(value) + "\n"
+    raise TestDataError(f"{field}: expected text or a list of lines, got {type(value).__name__}")
+
+
+def _call_args(index: int, value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, str):
+        try:
+            return [json.loads(line) for line in value.split("\n") if line.strip()]
+        except ValueError as exc:
+            raise TestDataError(f"inputs[{index}]: expected one JSON value per line ({exc})") from None
+    raise TestDataError(f"inputs[{index}]: expected a list of arguments or JSON lines")
+
+
+def _json_value(value: Any, index: int) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise TestDataError(f"outputs[{index}]: expected the JSON text of the return value, got "
+                                f"{value[:80]!r}") from None
+    return value

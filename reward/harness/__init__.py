@@ -1,0 +1,93 @@
+"""Turn a :class:`~reward.spec.TestSpec` and a candidate into one sandbox batch (``/run_tests``).
+
+- ``stdio``: the candidate itself, one case per stdin; outputs are compared on the host.
+- ``call``/``assert``/``harness`` in Python: :mod:`reward.harness.runner` runs one test per case
+  against the candidate module (``solution.py``) and reports a nonce-prefixed JSON line.
+- ``harness`` in other languages: :mod:`reward.harness.multipl` builds one test program per
+  submission that prints the nonce marker after its tests.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Optional
+
+from sandbox.models import RunTestsRequest
+
+from ..spec import TestDataError, TestSpec
+from .multipl import build_program
+from .python import runner_request
+from .runner import count_tests
+
+#: Dataset language names -> sandbox language names (``go`` test programs run under ``go test``).
+LANGUAGE_ALIASES = {
+    "py": "python", "python3": "python", "c++": "cpp", "js": "nodejs", "javascript": "nodejs",
+    "rs": "rust", "sh": "bash",
+}
+
+
+def sandbox_language(spec: TestSpec) -> str:
+    """The sandbox language that runs ``spec``'s tests (``go`` harnesses become ``go_test``)."""
+    lang = LANGUAGE_ALIASES.get(spec.language.lower(), spec.language)
+    return "go_test" if lang == "go" and spec.kind == "harness" else lang
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One submission's batch: the request, and the nonce its marker lines carry (``None`` for stdio)."""
+
+    request: RunTestsRequest
+    nonce: Optional[str]
+
+
+def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False,
+               compile_timeout: float = 30.0) -> Plan:
+    """Build the single ``/run_tests`` request for ``code`` against ``spec`` (already ``check_data``-ed).
+
+    Args:
+        spec: the tests; ``spec.prefix`` is prepended to ``code`` for every kind.
+        code: the candidate source text.
+        stop_on_first_failure: skip the remaining cases after the first failure (binary rewards).
+        compile_timeout: seconds for the compile step of compiled languages.
+
+    Raises:
+        TestDataError: the tests cannot be turned into a program (no ``main``, no test methods, ...).
+    """
+    source = spec.prefix + code
+    language = sandbox_language(spec)
+    limits = dict(run_timeout=spec.run_timeout, memory_limit_MB=spec.memory_limit_MB,
+                  stop_on_first_failure=stop_on_first_failure)
+    if spec.kind == "stdio":
+        req = RunTestsRequest(code=source, language=language, compile_timeout=compile_timeout,
+                              cases=[{"stdin": c.stdin} for c in spec.stdio], **limits)
+        return Plan(req, None)
+    nonce = secrets.token_hex(16)
+    if language == "python":
+        return Plan(runner_request(source, python_tasks(spec), nonce, **limits), nonce)
+    if spec.kind != "harness":
+        raise TestDataError(f"language: {spec.kind} tests run Python only, not {spec.language!r}")
+    program = build_program(language, source, spec.harness or "")
+    req = RunTestsRequest(code=program, language=language, compile_timeout=compile_timeout,
+                          cases=[{"stdin": nonce + "\n"}], **limits)
+    return Plan(req, nonce)
+
+
+def python_tasks(spec: TestSpec) -> list[dict]:
+    """The runner tasks (one per case) for a Python ``call``/``assert``/``harness`` spec.
+
+    Raises:
+        TestDataError: a unittest harness with no ``test*`` methods in a ``TestCase`` class.
+    """
+    if spec.kind == "call":
+        return [{"mode": "call", "fn_name": spec.fn_name, "args": c.args} for c in spec.calls]
+    if spec.kind == "assert":
+        return [{"mode": "assert", "setup": spec.setup_code, "test": a} for a in spec.asserts]
+    if spec.entry_point:
+        return [{"mode": "harness", "test": spec.harness, "entry_point": spec.entry_point}]
+    if not count_tests(spec.harness or ""):
+        raise TestDataError("harness: no entry_point, and no unittest TestCase test methods found")
+    return [{"mode": "unittest", "test": spec.harness}]
+
+
+__all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "python_tasks", "sandbox_language"]

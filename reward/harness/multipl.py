@@ -1,0 +1,106 @@
+"""Test programs in other languages (MultiPL-E ``prompt`` + completion + ``tests``).
+
+The program is ``prefix + code + tests`` in one compilation unit (that is MultiPL-E's format: the
+``tests`` text closes the prompt's function). Each language only declares how the program learns
+the nonce (from stdin, first line, read before the tests run) and how it prints
+``<nonce> {"status": "ok"}`` *after* the tests completed:
+
+- ``cpp``: a guard object declared first in the tests' ``main`` prints in its destructor, which
+  runs on a normal return from ``main`` only (not on ``exit``, ``abort`` or a failed ``assert``);
+- ``java``: the tests' ``main`` is renamed and called from a runner class that prints afterwards;
+- ``go_test``: a ``TestMain`` prints when ``m.Run()`` returned 0;
+- ``nodejs``/``bash``: a statement after the tests prints;
+- ``rust``: the tests' ``main`` is renamed and called from a new ``main`` that prints afterwards.
+
+Passing needs the marker **and** exit status 0. The nonce lives in the same process as the
+solution, so deliberate introspection could forge it; every early exit (``exit(0)``,
+``System.exit``, ``os.Exit``, ``process.exit``) fails.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from ..spec import TestDataError
+
+_OK = '{\\"status\\": \\"ok\\"}'
+
+
+def _after_match(pattern: str, text: str, insert: str, what: str) -> str:
+    m = re.search(pattern, text)
+    if not m:
+        raise TestDataError(f"harness: the tests have no {what}; cannot add the completion marker")
+    return text[: m.end()] + insert + text[m.end():]
+
+
+def _cpp(program: str, tests: str) -> str:
+    guard = ("std::string judgebox_nonce_; std::getline(std::cin, judgebox_nonce_); "
+             "struct JudgeboxDone_ { std::string n; ~JudgeboxDone_() { std::cout << n << \" "
+             + _OK + "\" << std::endl; } } judgebox_done_{judgebox_nonce_};")
+    tests = _after_match(r"\bint\s+main\s*\([^)]*\)\s*\{", tests, guard, "'int main() {'")
+    return "#include <iostream>\n#include <string>\n" + program + tests
+
+
+def _java(program: str, tests: str) -> str:
+    full = program + tests
+    m = re.search(r"public\s+static\s+void\s+main\s*\(\s*String\s*\[\]\s*(\w+)\s*\)", full)
+    if not m:
+        raise TestDataError("harness: the tests have no 'public static void main(String[] args)'")
+    owner = re.findall(r"\bclass\s+(\w+)", full[: m.start()])
+    if not owner:
+        raise TestDataError("harness: the tests' main is not inside a class")
+    full = full[: m.start()] + f"public static void judgeboxTestsMain(String[] {m.group(1)})" + full[m.end():]
+    return full + (
+        "\nclass JudgeboxRunner {\n    public static void main(String[] args) throws Exception {\n"
+        "        String nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();\n"
+        f"        {owner[-1]}.judgeboxTestsMain(args);\n"
+        f"        System.out.println(nonce + \" {_OK}\");\n        System.out.flush();\n    }}\n}}\n")
+
+
+def _go(program: str, tests: str) -> str:
+    full = _after_match(r"(?m)^\s*package\s+\w+[^\n]*\n", program + tests,
+                        'import judgeboxos "os"\nimport judgeboxtesting "testing"\n', "package clause")
+    return full + (
+        "\nfunc TestMain(m *judgeboxtesting.M) {\n\tbuf := make([]byte, 0, 64)\n\tone := make([]byte, 1)\n"
+        "\tfor {\n\t\tn, err := judgeboxos.Stdin.Read(one)\n\t\tif n == 0 || err != nil || one[0] == '\\n' {\n"
+        "\t\t\tbreak\n\t\t}\n\t\tbuf = append(buf, one[0])\n\t}\n\tcode := m.Run()\n\tif code == 0 {\n"
+        f"\t\tjudgeboxos.Stdout.WriteString(string(buf) + \" {_OK}\\n\")\n\t}}\n\tjudgeboxos.Exit(code)\n}}\n")
+
+
+def _nodejs(program: str, tests: str) -> str:
+    return ("const judgeboxNonce_ = require('fs').readFileSync(0, 'utf8').split('\\n')[0].trim();\n"
+            + program + tests + f"\nprocess.stdout.write(judgeboxNonce_ + \" {_OK}\\n\");\n")
+
+
+def _rust(program: str, tests: str) -> str:
+    tests = re.sub(r"\bfn\s+main\s*\(\s*\)", "fn judgebox_tests_main()", tests, count=1)
+    if "judgebox_tests_main" not in tests:
+        raise TestDataError("harness: the tests have no 'fn main()'; cannot add the completion marker")
+    return program + tests + (
+        "\nfn main() {\n    let mut nonce = String::new();\n    let _ = std::io::stdin().read_line(&mut nonce);\n"
+        "    judgebox_tests_main();\n    println!(\"{} {{\\\"status\\\": \\\"ok\\\"}}\", nonce.trim());\n}\n")
+
+
+def _bash(program: str, tests: str) -> str:
+    return "IFS= read -r JUDGEBOX_NONCE\n" + program + tests + f'\necho "$JUDGEBOX_NONCE {_OK}"\n'
+
+
+#: sandbox language -> builder ``(prefix + code, tests) -> program``.
+BUILDERS: dict[str, Callable[[str, str], str]] = {
+    "cpp": _cpp, "java": _java, "go_test": _go, "nodejs": _nodejs, "rust": _rust, "bash": _bash,
+}
+
+
+def build_program(language: str, program: str, tests: str) -> str:
+    """The complete test program for ``language`` (a key of :data:`BUILDERS`).
+
+    Raises:
+        TestDataError: the language has no harness builder, or the tests lack the expected entry point.
+    """
+    try:
+        builder = BUILDERS[language]
+    except KeyError:
+        raise TestDataError(f"language: no test-program harness for {language!r}; "
+                            f"supported: python, {', '.join(sorted(BUILDERS))}") from None
+    return builder(program, tests)

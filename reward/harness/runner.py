@@ -1,0 +1,216 @@
+"""The Python test runner that judgebox runs *inside the sandbox* (stdlib only, Python >= 3.8).
+
+It is sent as ``main.py``; the candidate is ``solution.py`` next to it. One process runs one test.
+
+Protocol (stdin, read in full *before* the solution is compiled or imported, so the solution can
+read neither the nonce nor the tests):
+
+- line 1: a random nonce chosen by the host for this run;
+- the rest: one JSON object, the task: ``{"mode": "call", "fn_name": str, "args": [...]}``,
+  ``{"mode": "assert", "setup": str, "test": str}``, ``{"mode": "harness", "test": str,
+  "entry_point": str}``, ``{"mode": "unittest", "test": str}`` or
+  ``{"mode": "checker", "input": str, "output": str, "expected": str}``.
+
+Result: the last stdout line that starts with ``<nonce> `` carries ``{"status": ..., ...}``:
+``ok`` (with ``value`` for call/checker, ``ran`` for unittest), ``fail`` (an assertion failed or
+the value is not JSON), ``error`` (an exception or early exit), ``compile_error`` (the solution does
+not compile) or ``test_error`` (the tests do not compile). Exit status 0 only for ``ok``.
+
+Defences: the tests are compiled as their own unit (a solution cannot swallow, comment out or
+redefine them); ``SystemExit``/``BaseException`` from the solution is an error; ``os._exit`` or
+any early exit leaves no marker; ``assert a == b`` is rewritten so an object whose Python-level
+``__eq__`` lies cannot equal a plain builtin value; unittest attributes the solution patches are
+restored and pinned on the test classes, and the number of test methods that ran must equal the
+number counted statically. Code in the same interpreter can still introspect this runner's frames
+(e.g. ``sys._getframe``): that deliberate attack is out of scope for an in-process harness.
+"""
+
+import ast
+import json
+import os
+import sys
+import traceback
+import types
+
+
+def count_tests(source):
+    """Statically list the unittest test methods of ``source``: ``[(class name, method name)]``.
+
+    A class counts when one of its bases is named ``TestCase`` (``unittest.TestCase`` or an alias
+    import); its methods whose names start with ``test`` count. Raises ``SyntaxError``.
+    """
+    found = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        bases = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
+        if "TestCase" in bases:
+            found += [(node.name, f.name) for f in node.body
+                      if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test")]
+    return found
+
+
+_BUILTIN_EQ = (int, float, complex, str, bytes, bool, type(None), list, tuple, dict, set, frozenset)
+
+
+def _plain(x, depth=0):
+    """True iff ``x`` is built only of exact builtin types (no subclass, no Python ``__eq__``)."""
+    if type(x) not in _BUILTIN_EQ or depth > 50:
+        return False
+    if isinstance(x, (list, tuple, set, frozenset)):
+        return all(_plain(v, depth + 1) for v in x)
+    if isinstance(x, dict):
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in x.items())
+    return True
+
+
+def _python_eq(x, depth=0):
+    """True iff ``x`` (or something inside a builtin container) has a Python-level ``__eq__``."""
+    if depth > 50:
+        return True
+    if isinstance(x, (list, tuple, set, frozenset)) and type(x) in _BUILTIN_EQ:
+        return any(_python_eq(v, depth + 1) for v in x)
+    if isinstance(x, dict) and type(x) is dict:
+        return any(_python_eq(v, depth + 1) for v in x.values())
+    return hasattr(type(x).__eq__, "__code__") or hasattr(type(x).__ne__, "__code__")
+
+
+def judgebox_eq(a, b):
+    """``a == b`` for test assertions, false when one side is plain and the other's ``__eq__`` is Python code."""
+    if (_plain(a) and _python_eq(b)) or (_plain(b) and _python_eq(a)):
+        return False
+    return a == b
+
+
+class _HonestEq(ast.NodeTransformer):
+    """Rewrites ``assert x == y`` into ``assert judgebox_eq(x, y)``."""
+
+    def visit_Assert(self, node):
+        t = node.test
+        if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq):
+            call = ast.Call(func=ast.Name("__judgebox_eq__", ast.Load()), args=[t.left, t.comparators[0]],
+                            keywords=[])
+            node.test = ast.copy_location(call, t)
+        return node
+
+
+def compile_tests(source, name="tests.py"):
+    """Compile test source as its own unit, with honest ``==`` in asserts. Raises ``SyntaxError``."""
+    tree = ast.fix_missing_locations(_HonestEq().visit(ast.parse(source, name)))
+    return compile(tree, name, "exec")
+
+
+def main():
+    """Run the one test described on stdin and print the nonce-prefixed result line."""
+    nonce = sys.stdin.readline().strip()
+    task = json.loads(sys.stdin.read())
+    write, dumps, exit_, fmt = os.write, json.dumps, os._exit, traceback.format_exception_only
+
+    def report(status, **fields):
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        try:
+            text = dumps(dict(status=status, **fields), allow_nan=True)
+        except (TypeError, ValueError, RecursionError) as exc:
+            status, text = "fail", dumps({"status": "fail", "error": "result is not a JSON value: %s" % exc})
+        write(1, ("\n%s %s\n" % (nonce, text)).encode("utf-8", "replace"))
+        exit_(0 if status == "ok" else 1)
+
+    def error_text(exc):
+        return "".join(fmt(type(exc), exc)).strip()[-2000:]
+
+    mode = task["mode"]
+    try:
+        tests = compile_tests(task["test"]) if "test" in task else None
+        setup = compile(task.get("setup") or "", "setup.py", "exec")
+        expected_tests = count_tests(task["test"]) if mode == "unittest" else []
+    except (SyntaxError, ValueError) as exc:
+        report("test_error", error=error_text(exc))
+
+    import unittest
+
+    test_case = unittest.TestCase
+    pristine = dict(vars(test_case))
+
+    with open("solution.py", encoding="utf-8") as f:
+        source = f.read()
+    try:
+        code = compile(source, "solution.py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        report("compile_error", error=error_text(exc))
+    module = types.ModuleType("solution")
+    module.__file__ = os.path.abspath("solution.py")
+    sys.modules["solution"] = module
+    try:
+        exec(code, module.__dict__)
+        ns = dict(module.__dict__)
+        ns["__judgebox_eq__"] = judgebox_eq
+        ns["__name__"] = "__judgebox_tests__"
+        if mode == "call":
+            report("ok", value=_call(ns, task["fn_name"], task["args"]))
+        if mode == "checker":
+            verdict = ns["check"](task["input"], task["output"], task["expected"])
+            if type(verdict) is not bool:
+                report("error", error="check() must return a bool, got %s" % type(verdict).__name__)
+            report("ok", value=verdict)
+        exec(setup, ns)
+        exec(tests, ns)
+        if mode == "harness":
+            entry = task["entry_point"]
+            if entry not in ns:
+                report("error", error="NameError: %r is not defined by the solution" % entry)
+            ns["check"](ns[entry])
+            report("ok")
+        if mode == "unittest":
+            for name, value in pristine.items():
+                if vars(test_case).get(name, None) is not value:
+                    setattr(test_case, name, value)
+            ran = _run_unittest(ns, expected_tests, test_case, pristine)
+            if ran != len(expected_tests):
+                report("fail", error="%d of %d tests ran" % (ran, len(expected_tests)))
+            report("ok", ran=ran)
+        report("ok")
+    except AssertionError as exc:
+        report("fail", error=error_text(exc))
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt from the solution included
+        report("error", error=error_text(exc))
+
+
+def _call(ns, fn_name, args):
+    """Find ``fn_name`` (a ``Solution`` method wins over a top-level function) and call it."""
+    target = None
+    sol = ns.get("Solution")
+    if isinstance(sol, type) and hasattr(sol, fn_name):
+        target = getattr(sol(), fn_name)
+    elif callable(ns.get(fn_name)):
+        target = ns[fn_name]
+    if target is None:
+        raise NameError("function %r is not defined (neither top-level nor a Solution method)" % fn_name)
+    return target(*args)
+
+
+def _run_unittest(ns, expected, test_case, pristine):
+    """Run the statically listed test methods with pinned ``TestCase`` helpers; returns how many passed."""
+    ran = 0
+    for cls_name, method in expected:
+        cls = ns.get(cls_name)
+        if not (isinstance(cls, type) and issubclass(cls, test_case)):
+            raise AssertionError("test class %s is missing" % cls_name)
+        for name, value in pristine.items():
+            owner = next((k for k in cls.__mro__ if name in vars(k)), None)
+            if owner is test_case and not name.startswith("__"):
+                setattr(cls, name, value)
+        inst = cls(method)
+        inst.setUp()
+        try:
+            getattr(inst, method)()
+        finally:
+            inst.tearDown()
+        ran += 1
+    return ran
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,275 @@
+"""The judge: one submission against one :class:`~reward.spec.TestSpec`, one sandbox call, an honest verdict.
+
+Rules (each pinned by a test in ``tests/reward``):
+
+- every test counts (none dropped or sampled, BUG-021); a test that did not run did not pass;
+- no tests, undecodable or inconsistent data -> ``test_data_error`` (reward ``None``, BUG-005/016);
+- the sandbox could not answer (after the client's retries) -> ``infra_error`` (reward ``None``,
+  BUG-007), never a wrong answer;
+- exit status 0 alone never passes a harness test: the run must also print the per-run nonce
+  marker after its test (BUG-027); call results are compared on the host as JSON values (a lying
+  ``__eq__`` cannot pass, tuple -> list, BUG-017/010); a raising function is a runtime error
+  (BUG-016);
+- stdio outputs are compared with the spec's checker (:mod:`reward.checkers`, default ``lines``).
+
+``judge`` and ``ajudge`` share one implementation (:class:`_Judging`); only the sandbox call differs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import threading
+from typing import Any, Awaitable, Callable, Optional
+
+from sandbox.client import SandboxClient
+from sandbox.errors import SandboxInfraError, SandboxRequestError
+from sandbox.models import CommandRunResult, CommandRunStatus, RunStatus, RunTestsRequest, RunTestsResponse
+
+from .checkers import get_checker
+from .checkers.checker import checker_request, checker_verdicts
+from .checkers.float import EPS, values_close
+from .harness import build_plan, sandbox_language
+from .harness.runner import count_tests
+from .spec import TestDataError, TestSpec
+from .verdict import Judgement, TestResult, Verdict
+
+_SYNTAX = re.compile(r"^(SyntaxError|IndentationError|TabError)\b", re.M)
+_HEAD = 2000
+
+_default_client: Optional[SandboxClient] = None
+_client_lock = threading.Lock()
+
+
+def default_client() -> SandboxClient:
+    """The process-wide :class:`~sandbox.client.SandboxClient` (from the environment; embedded if none)."""
+    global _default_client
+    with _client_lock:
+        if _default_client is None:
+            _default_client = SandboxClient()
+        return _default_client
+
+
+def marker(stdout: Optional[str], nonce: str) -> Optional[dict[str, Any]]:
+    """The JSON object on the last stdout line that starts with ``<nonce> ``, or ``None``."""
+    prefix = nonce + " "
+    for line in reversed((stdout or "").splitlines()):
+        if line.startswith(prefix):
+            try:
+                value = json.loads(line[len(prefix):])
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
+          stop_on_first_failure: bool = False) -> Judgement:
+    """Judge ``code`` against ``spec`` with one ``client.run_tests`` call (two with a checker program).
+
+    Args:
+        spec: the problem's tests; ``spec.prefix`` is prepended to ``code``.
+        code: the candidate source (already extracted from the completion, see
+            :func:`reward.extract.extract_code`).
+        client: the sandbox client (default: :func:`default_client`).
+        stop_on_first_failure: skip the remaining tests after the first failure; skipped tests count
+            as not passed (use for binary rewards; the pass rate is then a lower bound).
+
+    Returns:
+        a :class:`~reward.verdict.Judgement`; never raises for bad test data (``test_data_error``) or
+        an unreachable sandbox (``infra_error``).
+    """
+    client = client or default_client()
+    return _Judging(spec, code, stop_on_first_failure).run(client.run_tests)
+
+
+async def ajudge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
+                 stop_on_first_failure: bool = False) -> Judgement:
+    """Async :func:`judge` (same arguments and result); the sandbox call is awaited."""
+    client = client or default_client()
+    return await _Judging(spec, code, stop_on_first_failure).arun(client.arun_tests)
+
+
+class _Judging:
+    """The state of judging one submission: plan, sandbox responses, per-test results."""
+
+    def __init__(self, spec: TestSpec, code: str, stop: bool) -> None:
+        self.spec, self.code, self.stop = spec, code, stop
+        self.nonce: Optional[str] = None
+        self.checker_nonce = secrets.token_hex(16)
+        self.results: Optional[list[TestResult]] = None
+        self.pending: list[TestResult] = []
+        self._stdout: dict[int, str] = {}
+
+    # the two faces ------------------------------------------------------------------------------
+    def run(self, call: Callable[[RunTestsRequest], RunTestsResponse]) -> Judgement:
+        step = self.start()
+        while isinstance(step, RunTestsRequest):
+            try:
+                step = self.feed(call(step))
+            except (SandboxInfraError, SandboxRequestError) as exc:
+                step = self.failed(exc)
+        return step
+
+    async def arun(self, call: Callable[[RunTestsRequest], Awaitable[RunTestsResponse]]) -> Judgement:
+        step = self.start()
+        while isinstance(step, RunTestsRequest):
+            try:
+                step = self.feed(await call(step))
+            except (SandboxInfraError, SandboxRequestError) as exc:
+                step = self.failed(exc)
+        return step
+
+    # shared steps ---------------------------------------------------------------------------------
+    def start(self) -> "RunTestsRequest | Judgement":
+        try:
+            self.spec.check_data()
+            plan = build_plan(self.spec, self.code, stop_on_first_failure=self.stop)
+        except TestDataError as exc:
+            return self.whole(Verdict.test_data_error, str(exc))
+        self.nonce = plan.nonce
+        return plan.request
+
+    def failed(self, exc: Exception) -> Judgement:
+        if isinstance(exc, SandboxRequestError):
+            return self.whole(Verdict.test_data_error, f"the sandbox rejected the request: {exc}")
+        return self.whole(Verdict.infra_error, f"sandbox unavailable: {exc}")
+
+    def whole(self, verdict: Verdict, message: str) -> Judgement:
+        return Judgement(verdict=verdict, n_total=self.spec.n_tests, message=message)
+
+    def feed(self, resp: RunTestsResponse) -> "RunTestsRequest | Judgement":
+        if self.results is not None:  # the checker program's answers
+            return self.apply_checker(resp)
+        if resp.status == RunStatus.SandboxError or len(resp.run_results) != self.spec.n_tests:
+            return self.whole(Verdict.infra_error, resp.message or
+                              f"sandbox returned {len(resp.run_results)} results for {self.spec.n_tests} tests")
+        compile_verdict = _compile_verdict(resp.compile_result)
+        if compile_verdict is not None:
+            self.results = [TestResult(index=i, verdict=compile_verdict) for i in range(self.spec.n_tests)]
+            msg = (resp.compile_result.stderr or "")[-_HEAD:] if resp.compile_result else ""
+            return self.summary(msg)
+        self.results = [self.one(i, run) for i, run in enumerate(resp.run_results)]
+        pending = [r for r in self.results if r.verdict == Verdict.accepted and self.needs_program_checker]
+        if pending:
+            triples = [(self.spec.stdio[r.index].stdin, self._stdout[r.index], self.spec.stdio[r.index].expected)
+                       for r in pending]
+            self.pending = pending
+            return checker_request(self.spec.checker_program or "", triples, self.checker_nonce,
+                                   self.spec.run_timeout)
+        return self.summary()
+
+    @property
+    def needs_program_checker(self) -> bool:
+        return self.spec.kind == "stdio" and self.spec.checker == "checker"
+
+    def apply_checker(self, resp: RunTestsResponse) -> Judgement:
+        if resp.status == RunStatus.SandboxError and not resp.run_results:
+            return self.whole(Verdict.infra_error, resp.message)
+        verdicts = checker_verdicts(resp, self.checker_nonce)
+        if len(verdicts) != len(self.pending) or any(v is None for v in verdicts):
+            return self.whole(Verdict.test_data_error, "checker_program failed (raised, returned a non-bool "
+                                                       "or timed out) on this output")
+        for r, ok in zip(self.pending, verdicts):
+            r.verdict = Verdict.accepted if ok else Verdict.wrong_answer
+        return self.summary()
+
+    # one test ---------------------------------------------------------------------------------------
+    def one(self, i: int, run: Optional[CommandRunResult]) -> TestResult:
+        if run is None:
+            return TestResult(index=i, verdict=Verdict.skipped)
+        res = TestResult(index=i, verdict=Verdict.accepted, execution_time=run.execution_time,
+                         cpu_time=run.cpu_time, return_code=run.return_code,
+                         stdout=(run.stdout or "")[:_HEAD], stderr=(run.stderr or "")[-_HEAD:])
+        res.verdict = self.verdict_of(i, run, res)
+        return res
+
+    def verdict_of(self, i: int, run: CommandRunResult, res: TestResult) -> Verdict:
+        if run.status == CommandRunStatus.Error:
+            return Verdict.infra_error
+        if run.status == CommandRunStatus.TimeLimitExceeded:
+            return Verdict.time_limit_exceeded
+        if run.memory_exceeded:
+            return Verdict.memory_limit_exceeded
+        if self.nonce is None:
+            return self.stdio_verdict(i, run, res)
+        m = marker(run.stdout, self.nonce)
+        status = (m or {}).get("status")
+        if m and m.get("error"):
+            res.stderr = (res.stderr + "\n" + str(m["error"])).strip()[-_HEAD:]
+        named = {"compile_error": Verdict.compile_error, "test_error": Verdict.test_data_error,
+                 "fail": Verdict.wrong_answer, "error": Verdict.runtime_error}
+        if status in named:
+            return named[status]
+        if run.return_code != 0:
+            if sandbox_language(self.spec) == "go_test" and re.search(r"\[(build|setup) failed\]",
+                                                                       (run.stdout or "") + (run.stderr or "")):
+                return Verdict.compile_error
+            return Verdict.runtime_error
+        if status != "ok":
+            res.stderr = (res.stderr + "\n[judgebox] exited before the tests completed "
+                          "(exit status 0 without the completion marker)").strip()
+            return Verdict.runtime_error
+        if self.spec.kind == "call":
+            return self.call_verdict(i, m.get("value"))
+        if self.spec.kind == "harness" and sandbox_language(self.spec) == "python" and not self.spec.entry_point:
+            if m.get("ran") != len(count_tests(self.spec.harness or "")):
+                return Verdict.wrong_answer
+        return Verdict.accepted
+
+    def stdio_verdict(self, i: int, run: CommandRunResult, res: TestResult) -> Verdict:
+        if run.return_code != 0:
+            stderr = run.stderr or ""
+            if sandbox_language(self.spec) == "python" and _SYNTAX.search(stderr) \
+                    and "Traceback (most recent call last)" not in stderr:
+                return Verdict.compile_error
+            return Verdict.runtime_error
+        case = self.spec.stdio[i]
+        out = run.stdout or ""
+        if run.stdout_truncated:
+            res.stderr = (res.stderr + "\n[judgebox] output limit exceeded").strip()
+            return Verdict.wrong_answer
+        if self.needs_program_checker:
+            self._stdout[i] = out
+            return Verdict.accepted  # provisional: the checker program decides
+        if get_checker(self.spec.checker)(out, case.expected):
+            return Verdict.accepted
+        res.needs_checker = self.spec.multiple_answers
+        return Verdict.wrong_answer
+
+    def call_verdict(self, i: int, value: Any) -> Verdict:
+        case = self.spec.calls[i]
+        eps = EPS if self.spec.checker == "float" else 0.0
+        if any(values_close(value, want, eps) for want in [case.expected, *case.alternatives]):
+            return Verdict.accepted
+        return Verdict.wrong_answer
+
+    # the whole submission -----------------------------------------------------------------------------
+    def summary(self, message: str = "") -> Judgement:
+        results = self.results or []
+        verdicts = [r.verdict for r in results]
+        n_passed = verdicts.count(Verdict.accepted)
+        for special in (Verdict.infra_error, Verdict.test_data_error, Verdict.compile_error):
+            if special in verdicts:
+                first = results[verdicts.index(special)]
+                return Judgement(verdict=special, n_passed=0,
+                                 n_total=len(results), tests=results,
+                                 message=message or first.stderr[-_HEAD:])
+        failed = next((r for r in results if r.verdict != Verdict.accepted), None)
+        verdict = Verdict.accepted if failed is None and results else (failed.verdict if failed else Verdict.skipped)
+        return Judgement(verdict=verdict, n_passed=n_passed, n_total=len(results), tests=results,
+                         message=message or (failed.stderr[-_HEAD:] if failed else ""))
+
+
+def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[Verdict]:
+    if result is None:
+        return None
+    if result.status == CommandRunStatus.Error:
+        return Verdict.infra_error
+    if result.status == CommandRunStatus.TimeLimitExceeded or result.return_code != 0:
+        return Verdict.compile_error
+    return None
+
+
+__all__ = ["ajudge", "default_client", "judge", "marker"]

@@ -1,0 +1,91 @@
+"""TRL integration: ``code_reward``, a ``reward_funcs`` callable for ``GRPOTrainer``.
+
+``code_reward(prompts, completions, **dataset_columns) -> list[float | None]``: one score per
+completion; ``None`` when the verdict is unknown (sandbox failure or bad test data), which TRL turns
+into NaN and ignores (BUG-007). The tests come from the first dataset column present among
+``test_spec``, ``ground_truth``, ``input_output``, ``verification_info``, ``tests`` (a TestSpec or
+``in_outs``, dict or JSON; see :meth:`reward.spec.TestSpec.from_ground_truth`); an optional
+``language`` column overrides the spec's language. Completions may be plain strings or
+conversational (a list of ``{"role", "content"}`` messages: the last assistant message is used).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+from sandbox.client import SandboxClient
+
+from .batch import judge_many
+from .extract import extract_code
+from .spec import TestDataError, TestSpec
+from .verdict import Judgement
+
+#: Dataset columns searched for the tests, in order.
+TEST_COLUMNS = ("test_spec", "ground_truth", "input_output", "verification_info", "tests")
+
+
+def completion_text(completion: Any) -> str:
+    """The text of a plain or conversational completion (last assistant message's ``content``)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, dict):
+        return str(completion.get("content") or "")
+    if isinstance(completion, (list, tuple)):
+        msgs = [m for m in completion if isinstance(m, dict)]
+        assistant = [m for m in msgs if m.get("role") == "assistant"] or msgs
+        return str(assistant[-1].get("content") or "") if assistant else ""
+    return ""
+
+
+def make_code_reward(*, score_mode: str = "pass_rate", client: Optional[SandboxClient] = None,
+                     concurrency: int = 16, extract_policy: str = "last") -> Callable[..., list[Optional[float]]]:
+    """Build a TRL reward function.
+
+    Args:
+        score_mode: ``"pass_rate"`` (fraction of tests passed, default) or ``"binary"``.
+        client: sandbox client (default: environment, else embedded).
+        concurrency: completions judged at once.
+        extract_policy: ``"last"`` or ``"first"`` code block (:func:`reward.extract.extract_code`).
+
+    Raises:
+        ValueError: unknown ``score_mode``.
+    """
+    if score_mode not in ("pass_rate", "binary"):
+        raise ValueError(f"score_mode: {score_mode!r} is not 'pass_rate' or 'binary'")
+
+    def code_reward(prompts: Sequence[Any], completions: Sequence[Any], **columns: Any) -> list[Optional[float]]:
+        """Score ``completions`` against the tests in the dataset columns (see module docstring).
+
+        Raises:
+            ValueError: no tests column, or a column whose length differs from ``completions``.
+        """
+        name = next((c for c in TEST_COLUMNS if c in columns), None)
+        if name is None:
+            raise ValueError(f"code_reward: no tests column; add one of {TEST_COLUMNS} to the dataset")
+        if len(columns[name]) != len(completions):
+            raise ValueError(f"code_reward: {len(columns[name])} {name} rows for {len(completions)} completions")
+        languages = columns.get("language") or [None] * len(completions)
+        specs, codes, bad = [], [], set()
+        for i, (gt, comp, lang) in enumerate(zip(columns[name], completions, languages)):
+            try:
+                spec = TestSpec.from_ground_truth(gt, **({"language": lang} if lang else {}))
+            except TestDataError:
+                bad.add(i)
+                spec = TestSpec(kind="stdio")  # judged as test_data_error (no tests)
+            specs.append(spec)
+            codes.append(extract_code(completion_text(comp), spec.language, extract_policy))  # type: ignore[arg-type]
+        judgements = judge_many(specs, codes, client=client, concurrency=concurrency,
+                                stop_on_first_failure=score_mode == "binary")
+        return [None if i in bad else _value(j, score_mode) for i, j in enumerate(judgements)]
+
+    return code_reward
+
+
+def _value(j: Judgement, score_mode: str) -> Optional[float]:
+    if j.pass_rate is None:
+        return None
+    return (1.0 if j.passed else 0.0) if score_mode == "binary" else j.pass_rate
+
+
+#: The default TRL reward function (pass rate, environment-configured sandbox).
+code_reward = make_code_reward()
