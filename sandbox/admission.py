@@ -14,20 +14,33 @@ from typing import AsyncIterator
 
 
 class Overloaded(Exception):
-    """No execution slot could be had in time. ``retry_after`` is a hint in seconds."""
+    """No execution slot could be had in time.
 
-    def __init__(self, message: str, retry_after: float = 1.0) -> None:
+    Attributes:
+        reason: ``"queue_full"`` (rejected on arrival) or ``"queue_timeout"`` (waited too long).
+        retry_after: seconds a client should wait before retrying (the ``Retry-After`` header).
+    """
+
+    def __init__(self, message: str, reason: str, retry_after: float = 1.0) -> None:
         super().__init__(message)
+        self.reason = reason
         self.retry_after = retry_after
 
 
 class Admission:
     """An asyncio semaphore with a bounded, time-limited queue.
 
+    One slot is held for a whole request: its compile step and its run steps execute one after
+    another inside it, so ``max_concurrency`` slots never mean more than ``max_concurrency``
+    programs at once, and a request that has compiled never waits again for a slot to run.
+
     Args:
         max_concurrency: slots (programs running at once).
         max_queue: requests allowed to wait; one more is rejected at once.
         queue_timeout: seconds a request may wait for a slot.
+
+    The semaphore binds to the event loop of its first use (Python >= 3.10), so the object may be
+    made before the server's loop starts.
     """
 
     def __init__(self, max_concurrency: int, max_queue: int, queue_timeout: float) -> None:
@@ -40,16 +53,21 @@ class Admission:
 
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[float]:
-        """Hold one slot; yields the seconds spent waiting. Raises :class:`Overloaded`."""
+        """Hold one slot; yields the seconds spent waiting for it.
+
+        Raises:
+            Overloaded: the queue is full on arrival, or no slot freed within ``queue_timeout``.
+        """
         if self.waiting >= self.max_queue and self._sem.locked():
-            raise Overloaded(f"queue full ({self.waiting} waiting)", retry_after=1.0)
+            raise Overloaded(f"queue full ({self.waiting} waiting, max_queue={self.max_queue})",
+                             "queue_full", retry_after=1.0)
         start = time.monotonic()
         self.waiting += 1
         try:
             await asyncio.wait_for(self._sem.acquire(), self.queue_timeout)
         except asyncio.TimeoutError:
             raise Overloaded(f"no execution slot within queue_timeout={self.queue_timeout}s",
-                             retry_after=1.0) from None
+                             "queue_timeout", retry_after=1.0) from None
         finally:
             self.waiting -= 1
         self.running += 1

@@ -47,6 +47,8 @@ class SandboxSettings(BaseSettings):
     max_run_timeout: float = Field(300.0, gt=0, description="seconds, requests are clamped to this")
     allow_network: bool = Field(False, description="let programs reach the network")
     isolate_user: bool = Field(True, description="run programs as an unprivileged uid when root")
+    uid_base: int = Field(61000, ge=1000, description="first uid of the per-run uid pool")
+    uid_count: int = Field(1024, ge=1, description="uids in the pool (runs at once, all servers)")
     use_cgroups: bool = Field(True, description="use memory/pids cgroups when they can be created")
     workdir_root: Optional[str] = Field(None, description="where per-run directories are made")
     pod_name: str = Field(default_factory=socket.gethostname, description="executor_pod_name")

@@ -43,7 +43,8 @@ class Executor:
 
     def __init__(self, settings: Optional[SandboxSettings] = None) -> None:
         self.settings = settings or SandboxSettings()
-        self.isolation = Isolation(self.settings)
+        python = self.settings.python
+        self.isolation = Isolation(self.settings, [RECIPES[n].executable(python) for n in installed_languages(python)])
         self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox")
         os.makedirs(self.root, mode=0o711, exist_ok=True)
         self.gocache = os.path.join(self.root, ".gocache")

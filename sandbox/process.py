@@ -19,7 +19,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 #: After the main process exits, how long to wait for the pipes to reach EOF (seconds).
 _DRAIN_GRACE = 0.5
@@ -66,8 +66,10 @@ class ProcessResult:
     spawn_error: Optional[str] = None
 
 
-def _clamped(res: int, want: Optional[int]) -> None:
-    """Set an rlimit, clamped to the hard limit; never raises (a limit must not fail the run)."""
+def set_rlimit(res: int, want: Optional[int]) -> None:
+    """Set soft and hard rlimit ``res`` to ``want`` (its unit: bytes, seconds or a count), clamped
+    to the current hard limit; ``None`` leaves it alone. Never raises: a limit the host does not
+    allow must not fail the run (SandboxFusion#70 failed every request on ``RLIMIT_STACK``)."""
     if want is None:
         return
     try:
@@ -88,11 +90,11 @@ def rlimit_preexec(limits: RunLimits) -> Callable[[], None]:
     cpu = int(math.ceil(limits.wall_limit)) + 1
 
     def apply() -> None:
-        _clamped(resource.RLIMIT_CPU, cpu)
-        _clamped(resource.RLIMIT_FSIZE, limits.max_file_size)
-        _clamped(resource.RLIMIT_NOFILE, limits.max_open_files)
-        _clamped(resource.RLIMIT_STACK, limits.stack_bytes)
-        _clamped(resource.RLIMIT_CORE, 0)
+        set_rlimit(resource.RLIMIT_CPU, cpu)
+        set_rlimit(resource.RLIMIT_FSIZE, limits.max_file_size)
+        set_rlimit(resource.RLIMIT_NOFILE, limits.max_open_files)
+        set_rlimit(resource.RLIMIT_STACK, limits.stack_bytes)
+        set_rlimit(resource.RLIMIT_CORE, 0)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
     return apply
@@ -124,6 +126,31 @@ class _Capped:
         return b"".join(self.parts)
 
 
+def kill_until_gone(find: Callable[[], Iterable[int]], deadline_s: float = 5.0) -> bool:
+    """SIGKILL the pids ``find()`` returns, again and again, until it returns none.
+
+    Args:
+        find: lists the processes still to kill (cgroup members, tasks of a uid).
+        deadline_s: seconds to keep trying (a process cap bounds how fast a fork bomb refills).
+
+    Returns:
+        ``True`` when none is left, ``False`` if some survived the deadline.
+    """
+    end = time.monotonic() + deadline_s
+    while True:
+        pids = list(find())
+        if not pids:
+            return True
+        if time.monotonic() > end:
+            return False
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.001)
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -152,8 +179,10 @@ def run_process(
         env: the complete environment (nothing is inherited).
         limits: time, size and output limits (see :class:`RunLimits`).
         stdin: bytes written to the child's stdin pipe, which is then closed (never inherited).
-        preexec: extra setup run in the child after the rlimits (cgroup join, namespaces).
-        user, group: uid/gid to run as (only honoured when the caller is root).
+        preexec: extra setup run in the child after the rlimits (cgroup join, namespaces), as the
+            caller's user.
+        user, group: uid/gid to switch to after ``preexec`` (needs root; supplementary groups are
+            dropped). A refused switch is a ``spawn_error``, never a run as root.
         kill_all: kills every process of the run's isolation unit (cgroup or uid), called after exit.
         memory_exceeded: tells, after the run, whether the memory limit was hit.
 
@@ -166,14 +195,18 @@ def run_process(
         base()
         if preexec is not None:
             preexec()
+        if user is not None:  # last: joining a cgroup and unsharing need root
+            gid = user if group is None else group
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(user, user, user)
 
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
             list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
-            preexec_fn=child_setup, user=user, group=group,
-            extra_groups=[] if user is not None else None,
+            preexec_fn=child_setup,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import time
 from typing import Any, Callable, Optional
 
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from .admission import Admission, Overloaded
 from .config import SandboxSettings
 from .executor import Executor
 from .languages import toolchain_version
+from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from .metrics import Metrics
 from .models import (
     RunCodeRequest,
     RunCodeResponse,
@@ -35,36 +38,37 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     executor = Executor(settings)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=settings.max_concurrency,
                                                  thread_name_prefix="judgebox-run")
+    admission = Admission(settings.max_concurrency, settings.max_queue, settings.queue_timeout)
+    metrics = Metrics(settings.pod_name, lambda: admission.waiting, lambda: admission.running)
     app = FastAPI(title="judgebox sandbox", version="0.1.0")
-    state: dict[str, Admission] = {}
 
-    def admission() -> Admission:
-        # made lazily so that it binds to the server's event loop
-        if "a" not in state:
-            state["a"] = Admission(settings.max_concurrency, settings.max_queue, settings.queue_timeout)
-        return state["a"]
-
-    async def execute(fn: Callable[[Any], Any], request: Any) -> Any:
+    async def execute(fn: Callable[[Any], Any], request: Any, language: str) -> Any:
         try:
-            async with admission().slot():
-                return await asyncio.get_running_loop().run_in_executor(pool, fn, request)
+            async with admission.slot() as waited:
+                metrics.queue_wait.observe(waited)
+                start = time.monotonic()
+                result = await asyncio.get_running_loop().run_in_executor(pool, fn, request)
         except Overloaded as exc:
+            metrics.rejections.labels(reason=exc.reason).inc()
             return JSONResponse(status_code=504, content={"detail": str(exc)},
                                 headers={"Retry-After": str(int(max(1, exc.retry_after)))})
+        metrics.run_time.labels(language=language).observe(time.monotonic() - start)
+        metrics.runs.labels(language=language, status=result.status.value).inc()
+        return result
 
     @app.post("/run_code", response_model=RunCodeResponse)
     async def run_code(request: RunCodeRequest):
-        return await execute(executor.run_code, request)
+        return await execute(executor.run_code, request, request.language)
 
     @app.post("/run_tests", response_model=RunTestsResponse)
     async def run_tests(request: RunTestsRequest):
-        return await execute(executor.run_tests, request)
+        return await execute(executor.run_tests, request, request.language)
 
     @app.post("/run_jupyter", response_model=RunJupyterResponse)
     async def run_jupyter(request: RunJupyterRequest):
         from .jupyter import run_jupyter as run
 
-        return await execute(lambda r: run(r, executor), request)
+        return await execute(lambda r: run(r, executor), request, "jupyter")
 
     @app.get("/v1/ping")
     async def ping() -> str:
@@ -76,8 +80,13 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        a = admission()
         return {"status": "ok", "pod": settings.pod_name, "isolation": executor.isolation.describe(),
-                "max_concurrency": a.max_concurrency, "running": a.running, "waiting": a.waiting}
+                "max_concurrency": admission.max_concurrency, "max_queue": admission.max_queue,
+                "queue_timeout": admission.queue_timeout, "running": admission.running,
+                "waiting": admission.waiting}
+
+    @app.get("/metrics")
+    async def prometheus() -> Response:
+        return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
     return app
