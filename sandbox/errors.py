@@ -1,9 +1,23 @@
 """One exception hierarchy for talking to sandboxes.
 
 ``SandboxInfraError`` and its subclasses mean *the sandbox could not answer*: the program's verdict
-is unknown and must not be scored. A program that ran and failed is never an exception: it is a
-``RunCodeResponse`` with ``status == "Failed"``.
+is unknown and must not be scored (case BUG-007: reward ``None``, never ``0.0``). A program that ran
+and failed is never an exception: it is a ``RunCodeResponse`` with ``status == "Failed"``.
+``SandboxRequestError`` means the request itself is wrong: retrying cannot help, fix the request.
+
+Hierarchy::
+
+    SandboxError
+    ├── SandboxInfraError            (retried already; verdict unknown)
+    │   ├── SandboxUnavailable       refused / reset connection, read timeout, no live endpoint
+    │   ├── SandboxOverloaded        HTTP 429 / 503 / 504 until the attempts or the deadline ran out
+    │   └── SandboxServerError       HTTP 500 / other 5xx, or a body that is not the expected JSON
+    └── SandboxRequestError          HTTP 4xx other than 429, or a request that fails validation
 """
+
+from __future__ import annotations
+
+from typing import Optional
 
 
 class SandboxError(Exception):
@@ -11,11 +25,40 @@ class SandboxError(Exception):
 
 
 class SandboxInfraError(SandboxError):
-    """The sandbox could not run the request (after retries): unreachable, overloaded, 5xx, deadline."""
+    """The sandbox could not run the request (after retries): unreachable, overloaded, 5xx, deadline.
+
+    Attributes:
+        endpoint: base URL of the last endpoint tried (``None`` when none could be chosen).
+        status_code: HTTP status of the last answer (``None`` when there was no HTTP answer).
+        attempts: how many HTTP attempts were made before giving up (``0`` = none was possible).
+    """
+
+    def __init__(self, message: str, *, endpoint: Optional[str] = None,
+                 status_code: Optional[int] = None, attempts: int = 0) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+        self.status_code = status_code
+        self.attempts = attempts
 
 
-class SandboxRequestError(SandboxError):
-    """The sandbox rejected the request as malformed (HTTP 4xx other than 429): fix the request."""
+class SandboxUnavailable(SandboxInfraError):
+    """No HTTP answer: connection refused or reset, read timeout, or every endpoint cooling down."""
+
+
+class SandboxOverloaded(SandboxInfraError):
+    """The sandbox kept answering 429, 503 or 504 (queue deadline or gateway timeout)."""
+
+
+class SandboxServerError(SandboxInfraError):
+    """The sandbox answered HTTP 500 (or another non-retry 5xx) or a body that is not valid JSON."""
+
+
+class SandboxRequestError(SandboxError, ValueError):
+    """The request is malformed (HTTP 4xx other than 429, or client-side validation): fix the request.
+
+    Attributes:
+        status_code: the HTTP status (``422`` for validation failures found before sending).
+    """
 
     def __init__(self, message: str, status_code: int = 422) -> None:
         super().__init__(message)
