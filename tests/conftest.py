@@ -1,0 +1,178 @@
+"""Shared fixtures: a real ``judgebox serve`` on loopback, and one runner face per sandbox kind.
+
+- ``live_server`` (session): the URL (``http://127.0.0.1:<port>``) of one ``judgebox serve`` started
+  as a subprocess with default settings, shared by every test that asks for it;
+  ``live_server_process`` is the same server as a :class:`LiveServer` (pid, log).
+- ``live_server_factory`` (function): ``start(*cli_args, env={...}) -> LiveServer`` for a server
+  with its own flags or ``JUDGEBOX_*`` environment; each is stopped when the test ends.
+- ``local_sandbox`` (session): one embedded :class:`sandbox.LocalSandbox`.
+- ``run_code`` (parametrized ``embedded`` / ``http``): a :class:`SandboxFace`, called as
+  ``run_code(dict) -> RunCodeResponse``, against the embedded executor and against the live server,
+  so one test pins both faces.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+import httpx
+import pytest
+
+from sandbox import LocalSandbox, RunCodeResponse
+
+#: The shared data folder (tests may read it; the product never does).
+SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    """A running ``judgebox serve`` subprocess: ``url``, ``port``, ``process``, and its ``log()``."""
+
+    url: str
+    port: int
+    process: subprocess.Popen
+    log_path: str
+    args: tuple[str, ...] = field(default_factory=tuple)
+
+    def log(self) -> str:
+        """Everything the server printed so far (stdout and stderr)."""
+        with open(self.log_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def stop(self) -> None:
+        """SIGTERM the server's process group, SIGKILL after 10 s, and reap it."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        with contextlib.suppress(OSError):
+            os.unlink(self.log_path)
+
+
+def start_live_server(*cli_args: str, env: Optional[dict[str, str]] = None,
+                      startup_timeout: float = 60.0) -> LiveServer:
+    """Start ``judgebox serve --host 127.0.0.1 --port <free> *cli_args`` and wait for ``/v1/ping``.
+
+    Args:
+        cli_args: extra ``judgebox serve`` flags, e.g. ``"--max-concurrency", "2"``.
+        env: variables added to this process's environment (e.g. ``JUDGEBOX_OUTPUT_LIMIT_BYTES``).
+        startup_timeout: seconds to wait for ``GET /v1/ping`` to answer ``"pong"``.
+
+    Raises:
+        RuntimeError: the server exited or did not answer in time (its log is in the message).
+    """
+    for _attempt in range(3):
+        port = free_port()
+        fd, log_path = tempfile.mkstemp(prefix="judgebox-serve-", suffix=".log")
+        argv = [sys.executable, "-m", "judgebox.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+                *cli_args]
+        proc = subprocess.Popen(argv, stdout=fd, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env={**os.environ, **(env or {})}, start_new_session=True)
+        os.close(fd)
+        server = LiveServer(f"http://127.0.0.1:{port}", port, proc, log_path, tuple(cli_args))
+        deadline = time.monotonic() + startup_timeout
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if httpx.get(f"{server.url}/v1/ping", timeout=2).json() == "pong":
+                    return server
+            except (httpx.HTTPError, ValueError):
+                time.sleep(0.1)
+        log = server.log()
+        server.stop()
+        if "address already in use" not in log.lower():
+            raise RuntimeError(f"judgebox serve did not start ({' '.join(argv)}):\n{log}")
+    raise RuntimeError("judgebox serve: no free port after 3 attempts")
+
+
+@pytest.fixture(scope="session")
+def live_server_process() -> Iterator[LiveServer]:
+    """The shared default ``judgebox serve`` as a :class:`LiveServer` (for its pid or log)."""
+    server = start_live_server()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def live_server(live_server_process: LiveServer) -> str:
+    """URL of one shared ``judgebox serve`` with default settings (stopped after the session)."""
+    return live_server_process.url
+
+
+@pytest.fixture
+def live_server_factory() -> Iterator[Callable[..., LiveServer]]:
+    """``start(*cli_args, env=None) -> LiveServer``; every server started is stopped after the test."""
+    servers: list[LiveServer] = []
+
+    def start(*cli_args: str, env: Optional[dict[str, str]] = None) -> LiveServer:
+        server = start_live_server(*cli_args, env=env)
+        servers.append(server)
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@pytest.fixture(scope="session")
+def local_sandbox() -> LocalSandbox:
+    """One embedded sandbox with default settings, shared by the session."""
+    return LocalSandbox()
+
+
+@dataclass
+class SandboxFace:
+    """One way to call ``run_code``: ``name`` (``embedded``/``http``), the ``pid`` of the process
+    whose children the programs are (this one, or the server), and the call itself."""
+
+    name: str
+    pid: int
+    call: Callable[[dict], RunCodeResponse]
+
+    def __call__(self, body: dict) -> RunCodeResponse:
+        return self.call(body)
+
+
+@pytest.fixture(params=["embedded", "http"])
+def run_code(request: pytest.FixtureRequest) -> SandboxFace:
+    """``run_code(body) -> RunCodeResponse`` through the embedded sandbox, then through HTTP.
+
+    The HTTP face asserts status 200 (every execution outcome is HTTP 200) before parsing.
+    """
+    if request.param == "embedded":
+        sandbox = request.getfixturevalue("local_sandbox")
+        return SandboxFace("embedded", os.getpid(), sandbox.run_code)
+    server: LiveServer = request.getfixturevalue("live_server_process")
+
+    def over_http(body: dict) -> RunCodeResponse:
+        r = httpx.post(f"{server.url}/run_code", json=body, timeout=120)
+        assert r.status_code == 200, r.text
+        return RunCodeResponse.model_validate(r.json())
+
+    return SandboxFace("http", server.process.pid, over_http)

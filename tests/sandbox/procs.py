@@ -1,0 +1,58 @@
+"""Process inspection for tests, read straight from /proc: survivors, zombies, fds, memory."""
+
+from __future__ import annotations
+
+import os
+import random
+
+
+def _proc_table() -> list[tuple[int, int, str, str]]:
+    """``(pid, ppid, state, cmdline)`` of every process on the machine, from /proc."""
+    rows = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        tail = stat[stat.rindex(")") + 2:].split()
+        rows.append((int(entry), int(tail[1]), tail[0], cmd))
+    return rows
+
+
+def alive_with(marker: str) -> list[str]:
+    """Command lines of live (non-zombie) processes whose command line contains ``marker``."""
+    return [cmd for pid, _, state, cmd in _proc_table() if marker in cmd and state != "Z"]
+
+
+def zombies_of(pid: int) -> list[int]:
+    """Zombie children of ``pid``."""
+    return [p for p, ppid, state, _ in _proc_table() if ppid == pid and state == "Z"]
+
+
+def unique_sleep() -> str:
+    """A ``sleep`` duration no other process on the machine uses, e.g. ``"300.48213"``."""
+    return f"300.{random.randrange(10**7, 10**8)}"
+
+
+def open_fds(pid: int) -> int:
+    """Number of open file descriptors of ``pid``."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def children(pid: int) -> int:
+    """Number of child processes of ``pid`` (any state)."""
+    return sum(1 for _, ppid, _, _ in _proc_table() if ppid == pid)
+
+
+def rss_MiB(pid: int) -> float:
+    """Resident set size of ``pid`` in MiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
