@@ -21,6 +21,18 @@ from typing import Awaitable, Callable, Iterable, Optional
 log = logging.getLogger("judgebox.client")
 
 
+#: Route suffixes users paste with the URL (verl's ``sandbox_fusion_url`` ends in ``/run_code``).
+ROUTE_SUFFIXES = ("/run_code", "/run_tests", "/run_jupyter")
+
+
+def base_url(url: str) -> str:
+    """``url`` without surrounding blanks, trailing ``/`` or a route suffix such as ``/run_code``."""
+    base = url.strip().rstrip("/")
+    for suffix in ROUTE_SUFFIXES:
+        base = base.removesuffix(suffix)
+    return base
+
+
 @dataclass
 class Endpoint:
     """One sandbox base URL and what the client has learned about it.
@@ -55,7 +67,7 @@ class EndpointPool:
     """Least-in-flight balancing with cool-down and ping probing.
 
     Args:
-        urls: one or more base URLs (a trailing ``/`` is removed).
+        urls: one or more base URLs (normalised by :func:`base_url`).
         ping: coroutine ``ping(url) -> bool`` that answers whether ``GET {url}/v1/ping`` succeeded.
         failure_threshold: consecutive failures (>= 1) that take an endpoint out.
         cooldown: seconds an endpoint stays out before it is probed.
@@ -66,7 +78,7 @@ class EndpointPool:
 
     def __init__(self, urls: Iterable[str], ping: Callable[[str], Awaitable[bool]],
                  failure_threshold: int, cooldown: float) -> None:
-        self.endpoints = [Endpoint(u.strip().rstrip("/")) for u in urls if u.strip()]
+        self.endpoints = [Endpoint(base_url(u)) for u in urls if u.strip()]
         if not self.endpoints:
             raise ValueError("endpoints: give at least one sandbox URL, e.g. http://127.0.0.1:8080")
         for ep in self.endpoints:

@@ -51,7 +51,7 @@ async def test_no_endpoint_async_face(no_env):
 
 def test_endpoints_from_environment(no_env):
     """``JUDGEBOX_SANDBOX_URL`` (comma list) wins over ``SANDBOX_FUSION_ENDPOINT`` (official client)."""
-    no_env.setenv("SANDBOX_FUSION_ENDPOINT", "http://sf:8080/")
+    no_env.setenv("SANDBOX_FUSION_ENDPOINT", "http://sf:8080/run_code")  # verl's URL form
     with SandboxClient() as c:
         assert [e["url"] for e in c.endpoints] == ["http://sf:8080"]
     no_env.setenv("JUDGEBOX_SANDBOX_URL", "http://a:1, http://b:2,")
