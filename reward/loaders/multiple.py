@@ -1,7 +1,8 @@
 """MultiPL-E rows (HF ``nuprl/MultiPL-E``, and SandboxFusion's ``humaneval-*.jsonl`` samples):
 ``name``/``task_id``, ``language`` (MultiPL-E's short name), ``prompt``, ``tests``, ``stop_tokens``.
-A sample continues ``prompt`` and is cut at the first stop token; ``tests`` (which starts by closing
-the function) follows it. SandboxFusion's rows add a model-written ``gpt_solution``, usable as samples
+A sample continues ``prompt`` and is cut at the first stop token; the program is MultiPL-E's
+``prompt + completion + "\n" + tests`` (``tests`` starts by closing the function), so the spec's
+harness is ``"\n" + tests``. SandboxFusion's rows add a model-written ``gpt_solution``, usable as samples
 with ``--samples column:gpt_solution``; there is no gold solution."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ FIELDS = {"name", "task_id", "language", "prompt", "tests", "doctests", "origina
 def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:
     """One MultiPL-E row. Raises ``KeyError`` naming a missing field or an unknown language."""
     language = LANGUAGES.get(row["language"], row["language"])
-    spec = TestSpec(kind="harness", language=language, harness=row["tests"], prefix=row["prompt"])
+    spec = TestSpec(kind="harness", language=language, harness="\n" + row["tests"], prefix=row["prompt"])
     return Problem(task_id=str(row.get("task_id") or row["name"]), prompt=row["prompt"], spec=spec,
                    data_source=data_source, language=language,
                    stop_tokens=list(row.get("stop_tokens") or []), columns=text_columns(row, FIELDS))

