@@ -1,0 +1,238 @@
+"""Wire compatibility: what SandboxFusion's clients send, judgebox answers the same way.
+
+Real clients against a real ``judgebox serve`` on loopback: the official ``sandbox_fusion`` package
+(``run_code``, ``run_jupyter``), verl's ``call_sandbox_api`` payload sent with plain ``requests``,
+and malformed bodies that must be HTTP 422 naming the field.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import httpx
+import pytest
+import requests
+import sandbox_fusion
+from pydantic import ValidationError
+
+from sandbox import LocalSandbox
+from sandbox.languages import RECIPES
+
+#: One program per language: reads an integer from stdin and prints its double (test runners print
+#: their summary instead). Java's public class is deliberately not ``Main``.
+PROGRAMS = {
+    "python": ("print(int(input()) * 2)", "42\n"),
+    "pytest": ("def test_double():\n    assert 21 * 2 == 42\n", None),
+    "cpp": ("#include <iostream>\nint main() { long long n; std::cin >> n; std::cout << n * 2 << std::endl; }", "42\n"),
+    "java": ("import java.util.*;\n\npublic class Solution {\n    public static void main(String[] args) {\n"
+             "        Scanner in = new Scanner(System.in);\n        System.out.println(in.nextInt() * 2);\n    }\n}\n",
+             "42\n"),
+    "nodejs": ("const s = require('fs').readFileSync(0, 'utf8');\nconsole.log(parseInt(s) * 2);", "42\n"),
+    "go": ("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar n int\n\tfmt.Scan(&n)\n\tfmt.Println(n * 2)\n}\n",
+           "42\n"),
+    "go_test": ("package main\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif 21*2 != 42 {\n"
+                "\t\tt.Fatal(\"bad\")\n\t}\n}\n", None),
+    "bash": ("read n\necho $((n * 2))", "42\n"),
+    "rust": ("use std::io::Read;\nfn main() {\n    let mut s = String::new();\n"
+             "    std::io::stdin().read_to_string(&mut s).unwrap();\n    let n: i64 = s.trim().parse().unwrap();\n"
+             "    println!(\"{}\", n * 2);\n}\n", "42\n"),
+}
+#: What a passing test runner prints somewhere in its stdout.
+RUNNER_PASS = {"pytest": "1 passed", "go_test": "ok"}
+
+SF_RESPONSE_FIELDS = {"status", "message", "compile_result", "run_result", "executor_pod_name", "files"}
+SF_COMMAND_FIELDS = {"status", "execution_time", "return_code", "stdout", "stderr"}
+
+
+@pytest.fixture(scope="module")
+def installed(live_server) -> dict[str, str]:
+    """``GET /languages`` of the live server: installed language -> toolchain version."""
+    r = httpx.get(f"{live_server}/languages", timeout=60)
+    assert r.status_code == 200
+    return r.json()
+
+
+def test_languages_lists_installed_toolchains_with_versions(installed):
+    """GET /languages names each installed recipe with its version line; every one is tested below."""
+    assert "python" in installed and "bash" in installed
+    assert set(installed) <= set(RECIPES)
+    assert set(installed) <= set(PROGRAMS)
+    assert all(isinstance(v, str) and v for v in installed.values())
+
+
+def test_ping_is_pong(live_server):
+    """GET /v1/ping returns the JSON string "pong" (SandboxFusion's health check)."""
+    r = httpx.get(f"{live_server}/v1/ping", timeout=10)
+    assert r.status_code == 200 and r.json() == "pong"
+
+
+@pytest.mark.parametrize("language", sorted(PROGRAMS))
+def test_official_client_run_code_in_every_language(live_server, installed, language):
+    """sandbox_fusion.run_code works for every installed language (Java's public class is found)."""
+    if language not in installed:
+        pytest.skip(f"{language} toolchain not installed")
+    code, expected = PROGRAMS[language]
+    resp = sandbox_fusion.run_code(
+        sandbox_fusion.RunCodeRequest(code=code, language=language, stdin="21\n", compile_timeout=60, run_timeout=30),
+        endpoint=live_server, max_attempts=1, client_timeout=180)
+    assert resp.status == sandbox_fusion.RunStatus.Success, resp
+    assert resp.run_result.status == sandbox_fusion.CommandRunStatus.Finished
+    assert resp.run_result.return_code == 0
+    if expected is not None:
+        assert resp.run_result.stdout == expected
+    else:
+        assert RUNNER_PASS[language] in resp.run_result.stdout
+    compiled = RECIPES[language].compile is not None
+    assert (resp.compile_result is not None) == compiled
+    if compiled:
+        assert resp.compile_result.return_code == 0
+
+
+def test_official_client_run_jupyter(live_server):
+    """sandbox_fusion.run_jupyter: SandboxFusion's own example cells parse into its response model."""
+    resp = sandbox_fusion.run_jupyter(
+        sandbox_fusion.RunJupyterRequest(cells=["a = 123", "a", "print(a)", "raise RuntimeError('error message')"],
+                                         cell_timeout=10, total_timeout=60),
+        endpoint=live_server, max_attempts=1, client_timeout=120)
+    assert resp.status == sandbox_fusion.RunStatus.Success
+    assert [c.stdout for c in resp.cells] == ["", "", "123\n", ""]
+    assert resp.cells[1].display == [{"text/plain": "123"}]
+    assert resp.cells[3].error[0]["ename"] == "RuntimeError"
+
+
+@pytest.mark.parametrize("stdin, expected", [(None, "0\n"), ("abc", "3\n")])
+def test_verl_payload_with_plain_requests(live_server, stdin, expected):
+    """verl's call_sandbox_api: the exact eight-field JSON posted to the full /run_code URL with
+    JSON headers -> HTTP 200 and a body with exactly SandboxFusion's six response fields."""
+    payload = json.dumps({
+        "compile_timeout": 10, "run_timeout": 10,
+        "code": "import sys\nprint(len(sys.stdin.read()))", "stdin": stdin,
+        "memory_limit_MB": 1024, "language": "python", "files": {}, "fetch_files": [],
+    })
+    r = requests.post(f"{live_server}/run_code", data=payload, timeout=30,
+                      headers={"Content-Type": "application/json", "Accept": "application/json"})
+    assert r.status_code == 200
+    body = r.json()
+    assert set(body) == SF_RESPONSE_FIELDS
+    assert body["status"] == "Success"
+    assert body["compile_result"] is None
+    assert SF_COMMAND_FIELDS <= set(body["run_result"])
+    assert body["run_result"]["stdout"] == expected
+    assert body["run_result"]["return_code"] == 0
+
+
+def test_verl_payload_compile_error_is_failed_without_run(live_server):
+    """verl reads compile errors from compile_result: Failed, compile rc != 0, run_result null."""
+    r = requests.post(f"{live_server}/run_code", timeout=60, json={
+        "compile_timeout": 30, "run_timeout": 10, "code": "int main() { return x; }", "stdin": None,
+        "memory_limit_MB": -1, "language": "cpp", "files": {}, "fetch_files": []})
+    body = r.json()
+    assert r.status_code == 200
+    assert body["status"] == "Failed"
+    assert body["compile_result"]["status"] == "Finished"
+    assert body["compile_result"]["return_code"] != 0
+    assert "x" in body["compile_result"]["stderr"]
+    assert body["run_result"] is None
+
+
+@pytest.mark.parametrize("code, status, return_code", [
+    ("raise SystemExit(3)", "Failed", 3),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "Failed", -9),
+    ("print('ok')", "Success", 0),
+])
+def test_status_rule(live_server, code, status, return_code):
+    """Status rule: non-zero exit -> Failed with that code; a signal is a negative return_code."""
+    body = httpx.post(f"{live_server}/run_code", json={"code": code, "language": "python"}, timeout=30).json()
+    assert body["status"] == status
+    assert body["run_result"]["status"] == "Finished"
+    assert body["run_result"]["return_code"] == return_code
+
+
+def test_files_in_and_fetch_files_out(live_server):
+    """files are written (nested folders made) before the run; fetch_files returns what it wrote,
+    skipping missing files and links that point outside the working directory."""
+    body = httpx.post(f"{live_server}/run_code", timeout=30, json={
+        "code": "import os\ndata = open('in/data.txt').read()\nopen('out.txt', 'w').write(data[::-1])\n"
+                "os.symlink('/etc/hostname', 'escape.txt')",
+        "language": "python",
+        "files": {"in/data.txt": base64.b64encode(b"abc").decode()},
+        "fetch_files": ["out.txt", "missing.txt", "escape.txt"]}).json()
+    assert body["status"] == "Success", body
+    assert body["files"] == {"out.txt": base64.b64encode(b"cba").decode()}
+
+
+def test_each_request_gets_a_fresh_working_directory(live_server):
+    """A file written by one request is not there for the next."""
+    post = lambda code: httpx.post(f"{live_server}/run_code", json={"code": code, "language": "python"},
+                                   timeout=30).json()
+    post("open('left.txt', 'w').write('x')")
+    assert post("import os\nprint(sorted(os.listdir('.')))")["run_result"]["stdout"] == "['main.py']\n"
+
+
+BAD_BODIES = [
+    ({"language": "python"}, "code", "Field required"),
+    ({"code": "1", "language": "klingon"}, "language", "'python'"),
+    ({"code": "1", "language": "python", "run_timeout": -1}, "run_timeout", "greater than 0"),
+    ({"code": "1", "language": "python", "run_timeout": "soon"}, "run_timeout", "valid number"),
+    ({"code": "1", "language": "python", "memory_limit_MB": -5}, "memory_limit_MB", "greater than or equal to -1"),
+    ({"code": "1", "language": "python", "files": {"/etc/passwd": ""}}, "files", "relative path"),
+    ({"code": "1", "language": "python", "files": {"../x": ""}}, "files", "no '..'"),
+    ({"code": "1", "language": "python", "files": {"a/../../x": ""}}, "files", "no '..'"),
+    ({"code": "1", "language": "python", "files": {"a.txt": "%%%"}}, "files", "not valid base64"),
+    ({"code": "1", "language": "python", "fetch_files": ["/etc/shadow"]}, "fetch_files", "relative path"),
+    ({"code": "1", "language": "python", "fetch_files": ["../../etc/shadow"]}, "fetch_files", "no '..'"),
+]
+
+
+@pytest.mark.parametrize("body, field, fix", BAD_BODIES, ids=[f"{f}-{i}" for i, (_, f, _) in enumerate(BAD_BODIES)])
+def test_malformed_request_is_422_naming_the_field(live_server, body, field, fix):
+    """A malformed body is HTTP 422 whose detail names the field and says what is expected."""
+    r = httpx.post(f"{live_server}/run_code", json=body, timeout=30)
+    assert r.status_code == 422
+    errors = r.json()["detail"]
+    assert any(field in err["loc"] and fix in err["msg"] for err in errors), errors
+
+
+@pytest.mark.parametrize("body, field, fix", BAD_BODIES[:3] + BAD_BODIES[5:7],
+                         ids=["code", "language", "run_timeout", "files-absolute", "files-dotdot"])
+def test_embedded_rejects_the_same_bodies_naming_the_field(local_sandbox, body, field, fix):
+    """The embedded face raises pydantic's ValidationError naming the same field."""
+    with pytest.raises(ValidationError) as info:
+        local_sandbox.run_code(body)
+    assert any(field in err["loc"] and fix in err["msg"] for err in info.value.errors())
+
+
+def test_body_that_is_not_json_is_422(live_server):
+    """A body that is not JSON is HTTP 422, not a 500."""
+    r = httpx.post(f"{live_server}/run_code", content=b"{not json", timeout=10,
+                   headers={"Content-Type": "application/json"})
+    assert r.status_code == 422
+
+
+def test_valid_but_uninstalled_language_is_sandbox_error_listing_installed(live_server, installed, local_sandbox):
+    """A SandboxFusion language judgebox has no toolchain for ("php") -> HTTP 200, SandboxError,
+    message listing the installed languages; the official client raises it as an error."""
+    body = {"code": "<?php echo 1;", "language": "php"}
+    r = httpx.post(f"{live_server}/run_code", json=body, timeout=30)
+    assert r.status_code == 200
+    resp = r.json()
+    assert resp["status"] == "SandboxError"
+    assert resp["run_result"] is None
+    assert "'php' is not installed" in resp["message"]
+    assert all(name in resp["message"] for name in installed)
+    assert local_sandbox.run_code(body).message == resp["message"]
+    with pytest.raises(Exception, match="not installed"):
+        sandbox_fusion.run_code(sandbox_fusion.RunCodeRequest(**body), endpoint=live_server, max_attempts=1)
+
+
+def test_embedded_and_http_faces_agree(live_server):
+    """LocalSandbox and the server return the same fields and values for the same request."""
+    body = {"code": "import sys\nprint(sys.stdin.read().upper(), end='')", "language": "python", "stdin": "héllo"}
+    http = httpx.post(f"{live_server}/run_code", json=body, timeout=30).json()
+    local = json.loads(LocalSandbox().run_code(body).model_dump_json())
+    for resp in (http, local):
+        resp["run_result"].pop("execution_time")
+        resp["run_result"].pop("cpu_time")
+    assert http == local
+    assert http["run_result"]["stdout"] == "HÉLLO"
