@@ -25,6 +25,7 @@ import concurrent.futures
 import email.utils
 import functools
 import logging
+import os
 import threading
 import time
 import weakref
@@ -425,13 +426,16 @@ class SandboxClient:
         if not urls:
             self.local = local or LocalSandbox()
             return
-        self._thread = _LoopThread()
+        self._urls = urls
         try:
             self._http = _HTTPSandbox(urls, self.settings)
         except ValueError as exc:
-            self._thread.stop()
             raise SandboxRequestError(str(exc), 422) from exc
-        self._finalizer = weakref.finalize(self, self._thread.stop, self._http.aclose)
+        self._lock = threading.Lock()
+        self._pid: Optional[int] = None  # the process whose loop thread serves this client
+        self._thread: Optional[_LoopThread] = None
+        self._finalizer: Optional[weakref.finalize] = None
+        self._closed = False
 
     @property
     def endpoints(self) -> list[dict[str, object]]:
@@ -441,7 +445,29 @@ class SandboxClient:
     def close(self) -> None:
         """Close the HTTP connections and stop the client's loop thread (idempotent)."""
         if self._http is not None:
-            self._finalizer()
+            with self._lock:
+                self._closed = True
+                if self._finalizer is not None:
+                    self._finalizer()
+
+    def _running(self) -> tuple[_LoopThread, _HTTPSandbox]:
+        """The loop thread and HTTP state of this process, started on first use.
+
+        After ``fork`` the child has neither the parent's loop thread nor a right to its sockets, so
+        a client inherited by a child process starts afresh there (verl and TRL workers fork).
+        """
+        with self._lock:
+            if self._closed:
+                raise SandboxRequestError("this SandboxClient is closed: make a new one", 400)
+            if self._pid != os.getpid():
+                if self._pid is not None:  # a forked child
+                    if self._finalizer is not None:
+                        self._finalizer.detach()
+                    self._http = _HTTPSandbox(self._urls, self.settings)
+                self._thread, self._pid = _LoopThread(), os.getpid()
+                self._finalizer = weakref.finalize(self, self._thread.stop, self._http.aclose)
+            assert self._thread is not None and self._http is not None
+            return self._thread, self._http
 
     def __enter__(self) -> "SandboxClient":
         return self
@@ -457,15 +483,19 @@ class SandboxClient:
 
     # one implementation, two faces -------------------------------------------------------------
     def _submit(self, method: str, request: BaseModel) -> "concurrent.futures.Future[Any]":
-        if self._http is None or not self._finalizer.alive:
-            raise SandboxRequestError("this SandboxClient is closed: make a new one", 400)
-        return self._thread.submit(getattr(self._http, method)(request))
+        thread, http = self._running()
+        return thread.submit(getattr(http, method)(request))
 
     async def _remote(self, method: str, request: BaseModel) -> Any:
         return await asyncio.wrap_future(self._submit(method, request))
 
     def _sync(self, method: str, request: BaseModel) -> Any:
-        return self._submit(method, request).result()
+        future = self._submit(method, request)
+        try:
+            return future.result()
+        except BaseException:  # KeyboardInterrupt included: do not leave the request running
+            future.cancel()
+            raise
 
     def run_code(self, request: Union[RunCodeRequest, dict]) -> RunCodeResponse:
         """Run one program (``POST /run_code``). Raises ``SandboxRequestError`` / ``SandboxInfraError``."""

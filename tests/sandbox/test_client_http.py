@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import os
 import re
 import shutil
@@ -116,6 +117,32 @@ async def test_async_face_over_http(live_server):
     assert r.run_result.stdout == "cba\n"
     assert t.status == RunStatus.Failed
     assert t.run_results[0].stdout == "4\n" and t.run_results[1].return_code == 1
+
+
+def test_run_jupyter_over_http(live_server):
+    """Cells run in order in one kernel and come back per cell."""
+    with SandboxClient(live_server) as client:
+        r = client.run_jupyter({"cells": ["x = 2", "print(x * 3)"]})
+    assert r.status == RunStatus.Success
+    assert [c.stdout for c in r.cells] == ["", "6\n"]
+
+
+def _in_child(client: SandboxClient, queue) -> None:
+    queue.put(client.run_code({"code": "print(7)", "language": "python"}).run_result.stdout)
+
+
+def test_client_inherited_by_a_forked_worker_still_works(live_server):
+    """A client used in the parent, then inherited through fork (verl/TRL workers), answers in the child."""
+    ctx = multiprocessing.get_context("fork")
+    with SandboxClient(live_server) as client:
+        assert client.run_code({"code": "print(6)", "language": "python"}).run_result.stdout == "6\n"
+        queue = ctx.Queue()
+        child = ctx.Process(target=_in_child, args=(client, queue))
+        child.start()
+        child.join(60)
+        assert child.exitcode == 0
+        assert queue.get(timeout=5) == "7\n"
+        assert client.run_code({"code": "print(8)", "language": "python"}).run_result.stdout == "8\n"
 
 
 def test_server_422_is_a_request_error_and_not_retried(live_server):
@@ -233,7 +260,7 @@ def test_gateway_504_gives_up_at_the_deadline(live_server_factory, nginx):
     with SandboxClient(gw.url, max_attempts=50, deadline=3.0, **FAST) as client:
         start = time.monotonic()
         with pytest.raises(SandboxInfraError) as info:
-            client.run_code(sleeper(30, 1))
+            client.run_code(sleeper(5, 1))
         elapsed = time.monotonic() - start
     assert 1.0 <= elapsed < 3.0 + 2.0, elapsed
     assert info.value.attempts >= 2
