@@ -4,9 +4,16 @@ Public API: :class:`LocalSandbox` (embedded executor), :class:`SandboxSettings` 
 wire models in :mod:`sandbox.models`.
 """
 
-from .client import SandboxClient
+from .client import ClientSettings, SandboxClient
 from .config import SandboxSettings
-from .errors import SandboxError, SandboxInfraError, SandboxRequestError
+from .errors import (
+    SandboxError,
+    SandboxInfraError,
+    SandboxOverloaded,
+    SandboxRequestError,
+    SandboxServerError,
+    SandboxUnavailable,
+)
 from .local import LocalSandbox
 from .models import (
     CommandRunResult,
@@ -23,5 +30,5 @@ from .models import (
 __all__ = [
     "SandboxClient", "SandboxError", "SandboxInfraError", "SandboxRequestError", "LocalSandbox", "SandboxSettings", "CommandRunResult", "CommandRunStatus", "RunCodeRequest",
     "RunCodeResponse", "RunJupyterRequest", "RunJupyterResponse", "RunStatus", "RunTestsRequest",
-    "RunTestsResponse",
+    "RunTestsResponse", "ClientSettings", "SandboxUnavailable", "SandboxOverloaded", "SandboxServerError",
 ]
