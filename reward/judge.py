@@ -203,9 +203,6 @@ class _Judging:
         if status in named:
             return named[status]
         if run.return_code != 0:
-            if sandbox_language(self.spec) == "go_test" and re.search(r"\[(build|setup) failed\]",
-                                                                       (run.stdout or "") + (run.stderr or "")):
-                return Verdict.compile_error
             return Verdict.runtime_error
         if status != "ok":
             res.stderr = (res.stderr + "\n[judgebox] exited before the tests completed "

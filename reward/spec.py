@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import json
-from typing import Any, Literal, Optional, Union
+from typing import Any, ClassVar, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -29,6 +29,8 @@ CheckerMode = Literal["exact", "lines", "tokens", "float", "lcb", "checker"]
 
 class TestDataError(ValueError):
     """The problem's test data is empty, undecodable or inconsistent: the reward is ``None``."""
+
+    __test__ = False  # not a pytest test class
 
 
 class StdioCase(BaseModel):
@@ -55,6 +57,7 @@ class TestSpec(BaseModel):
     """A problem's tests; the single input of the judge. Serialises to JSON for verl ground truth."""
 
     model_config = ConfigDict(extra="forbid")
+    __test__: ClassVar[bool] = False  # not a pytest test class
 
     kind: Literal["stdio", "call", "assert", "harness"]
     language: str = "python"

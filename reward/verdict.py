@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Optional
+from typing import ClassVar, Optional
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +25,8 @@ class Verdict(str, Enum):
 
 class TestResult(BaseModel):
     """One test's outcome. Times in seconds; ``stdout``/``stderr`` are heads/tails (characters)."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class
 
     index: int
     verdict: Verdict

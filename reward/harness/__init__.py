@@ -20,17 +20,17 @@ from .multipl import build_program
 from .python import runner_request
 from .runner import count_tests
 
-#: Dataset language names -> sandbox language names (``go`` test programs run under ``go test``).
+#: Dataset language names -> sandbox language names.
 LANGUAGE_ALIASES = {
     "py": "python", "python3": "python", "c++": "cpp", "js": "nodejs", "javascript": "nodejs",
-    "rs": "rust", "sh": "bash",
+    "rs": "rust", "sh": "bash", "golang": "go",
 }
 
 
 def sandbox_language(spec: TestSpec) -> str:
-    """The sandbox language that runs ``spec``'s tests (``go`` harnesses become ``go_test``)."""
+    """The sandbox language that runs ``spec``'s tests (``go_test`` harnesses run as ``go`` programs)."""
     lang = LANGUAGE_ALIASES.get(spec.language.lower(), spec.language)
-    return "go_test" if lang == "go" and spec.kind == "harness" else lang
+    return "go" if lang == "go_test" and spec.kind == "harness" else lang
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ the nonce (from stdin, first line, read before the tests run) and how it prints
 - ``cpp``: a guard object declared first in the tests' ``main`` prints in its destructor, which
   runs on a normal return from ``main`` only (not on ``exit``, ``abort`` or a failed ``assert``);
 - ``java``: the tests' ``main`` is renamed and called from a runner class that prints afterwards;
-- ``go_test``: a ``TestMain`` prints when ``m.Run()`` returned 0;
+- ``go``: the ``TestXxx`` functions run from a generated ``main`` via ``testing.Main`` (``go test``
+  hides a passing binary's output); a last test prints when every test returned unfailed;
 - ``nodejs``/``bash``: a statement after the tests prints;
 - ``rust``: the tests' ``main`` is renamed and called from a new ``main`` that prints afterwards.
 
@@ -59,13 +60,25 @@ def _java(program: str, tests: str) -> str:
 
 
 def _go(program: str, tests: str) -> str:
-    full = _after_match(r"(?m)^\s*package\s+\w+[^\n]*\n", program + tests,
+    # ``go test`` hides a passing binary's stdout, so the tests run as a plain program: package
+    # main, a main() that runs the Test* functions through testing.Main, each wrapped to count a
+    # pass only when it returned without failing, then a last test that prints the marker.
+    full = re.sub(r"(?m)^(\s*)package\s+\w+", r"\1package main", program + tests, count=1)
+    names = re.findall(r"(?m)^func\s+(Test\w+)\s*\(\s*\w+\s+\*testing\.T\s*\)", full)
+    if "package main" not in full or not names:
+        raise TestDataError("harness: Go tests need a package clause and func TestXxx(t *testing.T)")
+    full = _after_match(r"(?m)^\s*package main[^\n]*\n", full,
                         'import judgeboxos "os"\nimport judgeboxtesting "testing"\n', "package clause")
+    wrapped = "".join(f"\t\t{{Name: \"{n}\", F: func(t *judgeboxtesting.T) {{ {n}(t); if !t.Failed() {{ passed++ }} }}}},\n"
+                      for n in names)
     return full + (
-        "\nfunc TestMain(m *judgeboxtesting.M) {\n\tbuf := make([]byte, 0, 64)\n\tone := make([]byte, 1)\n"
+        "\nfunc main() {\n\tnonce := make([]byte, 0, 64)\n\tone := make([]byte, 1)\n"
         "\tfor {\n\t\tn, err := judgeboxos.Stdin.Read(one)\n\t\tif n == 0 || err != nil || one[0] == '\\n' {\n"
-        "\t\t\tbreak\n\t\t}\n\t\tbuf = append(buf, one[0])\n\t}\n\tcode := m.Run()\n\tif code == 0 {\n"
-        f"\t\tjudgeboxos.Stdout.WriteString(string(buf) + \" {_OK}\\n\")\n\t}}\n\tjudgeboxos.Exit(code)\n}}\n")
+        "\t\t\tbreak\n\t\t}\n\t\tnonce = append(nonce, one[0])\n\t}\n\tpassed := 0\n"
+        "\ttests := []judgeboxtesting.InternalTest{\n" + wrapped +
+        f"\t\t{{Name: \"TestJudgeboxMarker\", F: func(t *judgeboxtesting.T) {{ if passed == {len(names)} {{ "
+        f"judgeboxos.Stdout.WriteString(\"\\n\" + string(nonce) + \" {_OK}\\n\") }} }}}},\n\t}}\n"
+        "\tjudgeboxtesting.Main(func(pat, str string) (bool, error) { return true, nil }, tests, nil, nil)\n}\n")
 
 
 def _nodejs(program: str, tests: str) -> str:
@@ -88,7 +101,7 @@ def _bash(program: str, tests: str) -> str:
 
 #: sandbox language -> builder ``(prefix + code, tests) -> program``.
 BUILDERS: dict[str, Callable[[str, str], str]] = {
-    "cpp": _cpp, "java": _java, "go_test": _go, "nodejs": _nodejs, "rust": _rust, "bash": _bash,
+    "cpp": _cpp, "java": _java, "go": _go, "nodejs": _nodejs, "rust": _rust, "bash": _bash,
 }
 
 

@@ -1,0 +1,211 @@
+"""The judge: honest verdicts for every test kind, pinned by the named failure cases (real programs)."""
+
+import concurrent.futures
+import socket
+import time
+
+import pytest
+
+from reward import CallCase, StdioCase, TestSpec, Verdict, judge
+from reward.spec import TestDataError
+from sandbox import SandboxClient
+
+ADD = "a, b = map(int, input().split()); print(a + b)"
+
+
+def stdio(*cases, **kw):
+    return TestSpec(kind="stdio", stdio=[StdioCase(stdin=i, expected=o) for i, o in cases], **kw)
+
+
+def call(fn_name, *cases, **kw):
+    return TestSpec(kind="call", fn_name=fn_name, calls=[CallCase(args=a, expected=e) for a, e in cases], **kw)
+
+
+def harness(prefix, test, entry_point):
+    return TestSpec(kind="harness", prefix=prefix, harness=test, entry_point=entry_point)
+
+
+# ---------------------------------------------------------------- B. vacuous passes, infra errors
+@pytest.mark.parametrize("in_outs", ['{"inputs": [], "outputs": []}', '{"inputs": ["1"]',
+                                     '{"inputs": ["1","2"], "outputs": ["1"]}'])
+def test_bug_005_empty_undecodable_or_mismatched_tests_are_test_data_errors(in_outs):
+    """BUG-005: never pass; reward None."""
+    with pytest.raises(TestDataError):
+        TestSpec.from_in_outs(in_outs)
+    j = judge(TestSpec(kind="stdio"), "print(1)")
+    assert j.verdict == Verdict.test_data_error and j.pass_rate is None and not j.passed
+
+
+def test_bug_006_completion_cannot_swallow_the_tests():
+    """BUG-006: an unterminated triple quote in the completion is a compile error, tests compiled apart."""
+    spec = harness("def inc(x):\n", "def check(candidate):\n    assert candidate(1) == 2\n", "inc")
+    assert judge(spec, '    return x + 1\n"""').verdict == Verdict.compile_error
+    assert judge(spec, "    return x + 1\n").verdict == Verdict.accepted
+
+
+def test_bug_007_unreachable_sandbox_is_infra_error_not_wrong_answer():
+    """BUG-007: a refused connection gives infra_error and reward None."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = SandboxClient(f"http://127.0.0.1:{port}", max_attempts=2, deadline=10, backoff_initial=0,
+                           backoff_jitter=0)
+    with client:
+        j = judge(stdio(("1 2\n", "3\n")), ADD, client=client)
+    assert j.verdict == Verdict.infra_error and j.pass_rate is None and j.n_passed == 0
+
+
+def test_bug_008_gold_self_check():
+    """BUG-008: the gold a+b passes both cases."""
+    j = judge(stdio(("1 2\n", "3\n"), ("10 -4\n", "6\n")), ADD)
+    assert j.verdict == Verdict.accepted and (j.n_passed, j.n_total) == (2, 2)
+
+
+# ---------------------------------------------------------------- C. call results
+def test_bug_010_call_floats_tolerance_in_float_mode_and_types():
+    """BUG-010: [0.1+0.2, 2.0] vs [0.3, 2.0] passes in float mode only; "0.3" vs 0.3 fails."""
+    code = "def mix(a, b): return [a + b, 2.0]"
+    assert judge(call("mix", ([0.1, 0.2], [0.3, 2.0]), checker="float"), code).verdict == Verdict.accepted
+    assert judge(call("mix", ([0.1, 0.2], [0.3, 2.0])), code).verdict == Verdict.wrong_answer
+    assert judge(call("mix", ([0.1, 0.2], 0.3), checker="float"), "def mix(a, b): return '0.3'").verdict \
+        == Verdict.wrong_answer
+
+
+def test_bug_016_raising_function_fails_and_null_expected_is_malformed():
+    """BUG-016: an exception is a runtime error even when expected is ""; expected null is a data error."""
+    code = 'def solve(x):\n    raise ValueError("boom")'
+    j = judge(call("solve", ([1], "")), code)
+    assert j.verdict == Verdict.runtime_error and "boom" in j.tests[0].stderr
+    assert judge(call("solve", ([1], None)), code).verdict == Verdict.test_data_error
+
+
+def test_bug_017_results_compared_as_json_values():
+    """BUG-017: "bab" == "bab" (not str(result) vs JSON text); True vs true and 3 vs 3 pass; tuple -> list."""
+    sol = 'class Solution:\n    def longestPalindrome(self, s: str) -> str:\n        return "bab"'
+    assert judge(TestSpec.from_in_outs({"inputs": ['"babad"'], "outputs": ['"bab"'], "fn_name": "longestPalindrome"}),
+                 sol).verdict == Verdict.accepted
+    assert judge(call("f", ([], True)), "def f(): return True").passed
+    assert judge(call("f", ([], 3)), "def f(): return 3").passed
+    assert judge(call("f", ([], [1, 2])), "def f(): return (1, 2)").passed
+    assert judge(call("f", ([], 1)), "def f(): return True").verdict == Verdict.wrong_answer
+
+
+def test_bug_020_solution_class_method_found_and_wins():
+    """BUG-020: a LeetCode class Solution method is found; a top-level def too; the method wins."""
+    spec = call("removeTrailingZeros", (["51230100"], "512301"))
+    method = 'class Solution:\n    def removeTrailingZeros(self, num: str) -> str:\n        return num.rstrip("0")'
+    assert judge(spec, method).passed
+    assert judge(spec, 'def removeTrailingZeros(num):\n    return num.rstrip("0")').passed
+    assert judge(spec, method + '\ndef removeTrailingZeros(num):\n    return "wrong"').passed
+
+
+def test_lying_eq_object_cannot_pass_a_call_test():
+    """A result whose __eq__ always says True is not a JSON value: wrong answer."""
+    code = "class Liar:\n    def __eq__(self, o): return True\ndef f(): return Liar()"
+    assert judge(call("f", ([], 42)), code).verdict == Verdict.wrong_answer
+
+
+def test_lying_eq_object_cannot_pass_an_assert_test():
+    """`assert f() == 42` with a lying __eq__ fails (asserts compare honestly)."""
+    spec = TestSpec(kind="assert", asserts=["assert f() == 42", "assert [f()] == [42]"])
+    code = "class Liar(int):\n    def __eq__(self, o): return True\n    __hash__ = int.__hash__\ndef f(): return Liar(1)"
+    j = judge(spec, code)
+    assert j.verdict == Verdict.wrong_answer and j.n_passed == 0
+    assert judge(spec, "def f(): return 42").passed
+
+
+# ---------------------------------------------------------------- D. every test counts
+def test_bug_021_every_test_counts():
+    """BUG-021: 12 cases, the 11th wrong: binary 0, pass rate 11/12."""
+    spec = stdio(*[(f"{i}\n", f"{2 * i}\n") for i in range(1, 13)])
+    j = judge(spec, "n = int(input()); print(2*n if n != 11 else 0)")
+    assert j.verdict == Verdict.wrong_answer and not j.passed
+    assert (j.n_passed, j.n_total) == (11, 12) and j.pass_rate == pytest.approx(0.9167, abs=1e-4)
+    assert [t.verdict for t in j.tests].index(Verdict.wrong_answer) == 10
+
+
+def test_stop_on_first_failure_skips_but_still_counts_every_test():
+    """The sandbox stops at the first failing exit (a runtime error; stdio wrong answers are only
+    known on the host, so those cases still run); skipped tests count as not passed."""
+    spec = stdio(*[(f"{i}\n", f"{2 * i}\n") for i in range(1, 6)])
+    j = judge(spec, "n = int(input()); assert n != 2; print(2*n)", stop_on_first_failure=True)
+    assert [t.verdict for t in j.tests] == [Verdict.accepted, Verdict.runtime_error] + [Verdict.skipped] * 3
+    assert (j.n_passed, j.n_total) == (1, 5)
+
+
+# ---------------------------------------------------------------- F. harness escapes
+@pytest.mark.parametrize("completion", [
+    "    return 0\nimport os\nos._exit(0)\n",
+    "    return 0\nraise SystemExit(0)\n",
+    "    return 0\nimport posix\nposix._exit(0)\n",
+    "    return 0\nimport atexit, os\natexit.register(lambda: os._exit(0))\nimport sys\nsys.exit(0)\n",
+    "    import os; os._exit(0)\n",
+])
+def test_bug_027_early_exit_with_status_0_never_passes(completion):
+    """BUG-027: os._exit(0), SystemExit(0), posix._exit(0), atexit, exiting inside the call: all fail."""
+    spec = harness("def add(a, b):\n", "def check(candidate):\n    assert candidate(1, 2) == 3\n", "add")
+    j = judge(spec, completion)
+    assert j.verdict in (Verdict.runtime_error, Verdict.wrong_answer) and not j.passed
+    assert judge(spec, "    return a + b\n").passed
+
+
+UNITTEST = """import unittest
+class TestCases(unittest.TestCase):
+    def test_double(self):
+        self.assertEqual(task_func(2), 4)
+    def test_triple(self):
+        self.assertEqual(task_func(3), 6)
+"""
+
+
+@pytest.mark.parametrize("solution", [
+    "import unittest\nunittest.TestCase.run = lambda self, result=None: None\ndef task_func(x):\n    return -1\n",
+    "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\ndef task_func(x):\n    return -1\n",
+    "import unittest\ndef task_func(x):\n    unittest.TestCase.assertEqual = lambda *a, **k: None\n    return -1\n",
+    "import unittest\ndef task_func(x):\n    raise unittest.SkipTest('no')\n",
+])
+def test_bug_029_patched_test_framework_runs_every_test(solution):
+    """BUG-029: patching unittest (run, assertion helpers) or skipping cannot make 0 tests "pass"."""
+    spec = TestSpec(kind="harness", harness=UNITTEST)
+    assert not judge(spec, solution).passed
+    assert judge(spec, "def task_func(x):\n    return 2 * x\n").passed
+
+
+# ---------------------------------------------------------------- G. threads and timeouts
+def test_bug_030_judging_from_a_worker_thread_times_out_without_signals():
+    """BUG-030: from a worker thread: TLE in about the limit, no 'signal only works in main thread'."""
+    spec = stdio(("", ""), run_timeout=1)
+    t0 = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        j = ex.submit(judge, spec, "while True:\n    pass").result()
+    assert j.verdict == Verdict.time_limit_exceeded
+    assert time.monotonic() - t0 < 6
+
+
+def test_bug_045_per_test_verdicts_and_partial_reward():
+    """BUG-045: [PASS, TLE]: pass rate 0.5, not accepted."""
+    code = 's = input().strip()\nif s == "loop":\n    while True: pass\nprint(int(s) * 2)'
+    j = judge(stdio(("1\n", "2\n"), ("loop\n", "?\n"), run_timeout=1), code)
+    assert [t.verdict for t in j.tests] == [Verdict.accepted, Verdict.time_limit_exceeded]
+    assert j.pass_rate == 0.5 and j.verdict == Verdict.time_limit_exceeded
+
+
+# ---------------------------------------------------------------- kinds and errors
+def test_python_syntax_error_in_stdio_program_is_compile_error():
+    assert judge(stdio(("1 2\n", "3\n")), "a, b = map(int, input().split()) print(a)").verdict == Verdict.compile_error
+    assert judge(stdio(("1 2\n", "3\n")), "eval('1 +')").verdict == Verdict.runtime_error
+
+
+def test_mbpp_style_assert_tests_and_setup_code():
+    spec = TestSpec(kind="assert", setup_code="BASE = 10", asserts=["assert f(1) == 11", "assert f(2) == 12"])
+    assert judge(spec, "def f(x):\n    return x + BASE_OFFSET\nBASE_OFFSET = 10").passed
+    j = judge(spec, "def f(x):\n    return 11")
+    assert j.verdict == Verdict.wrong_answer and (j.n_passed, j.n_total) == (1, 2)
+
+
+def test_solution_cannot_read_the_tests_from_disk():
+    """Tests travel on stdin (read before the solution runs): no tests file lies in the work dir."""
+    spec = TestSpec(kind="assert", asserts=["assert f() == 'secret-answer'"])
+    code = "import os\ndef f():\n    return ' '.join(open(n).read() for n in sorted(os.listdir('.')) if os.path.isfile(n))"
+    j = judge(spec, code)
+    assert j.verdict == Verdict.wrong_answer
