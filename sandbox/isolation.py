@@ -93,11 +93,11 @@ def unshare_network() -> None:
 def blocked_for_others(program: str) -> Optional[str]:
     """The first path an unprivileged uid cannot traverse or execute on the way to ``program``.
 
-    Checks the "other" permission bits of the program (found on ``PATH``), of its real file and of
-    every folder above both. Returns ``None`` when a run uid can execute it, or the program's own
-    name when it is not installed.
+    ``program`` is a name found on ``PATH`` or a path (a folder is checked for traversal). Checks
+    the "other" execute bits of the path, of its real path and of every folder above both.
+    Returns ``None`` when a run uid can reach it, or ``program`` itself when it does not exist.
     """
-    found = shutil.which(program)
+    found = program if os.path.isdir(program) else shutil.which(program)
     if not found:
         return program
     for path in dict.fromkeys((os.path.abspath(found), os.path.realpath(found))):
@@ -210,6 +210,7 @@ class Isolation:
         self.network_namespace = not settings.allow_network and _probe_network_namespace()
         self.memory_ceiling_MB = cgroups.memory_ceiling_bytes(self.cgroups) >> 20
         self._nproc_shared: Optional[int] = None
+        self._reachable_roots: set[str] = set()
         if not root and not (self.cgroups and "pids" in self.cgroups.dirs):
             # RLIMIT_NPROC counts every task of the real uid: leave room for the server and its peers
             self._nproc_shared = (len(tasks_of_uid(os.getuid())) + 64
@@ -246,13 +247,22 @@ class Isolation:
         """Isolation for one request with a memory limit in MiB; on exit, kills and cleans up.
 
         Args:
-            workdir: where the request's folder is made (unused here; kept for the executor).
+            workdir: the folder in which the request's own folder is made; run uids must be able
+                to traverse it.
             memory_limit_MB: MiB, clamped by :meth:`clamp_memory_MB`.
 
         Raises:
-            RuntimeError: no run uid came free within 60 s.
+            RuntimeError: ``workdir`` is not reachable by run uids (a misconfiguration, reported as
+                an infrastructure failure rather than a failed program), or no run uid came free
+                within 60 s.
         """
         memory = self.clamp_memory_MB(memory_limit_MB) << 20
+        if self.uids and workdir not in self._reachable_roots:
+            blocked = blocked_for_others(workdir)
+            if blocked:
+                raise RuntimeError(f"workdir root {workdir} is not reachable by run uids ({blocked} "
+                                   f"lacks o+x): chmod o+x {blocked} or set workdir_root elsewhere")
+            self._reachable_roots.add(workdir)
         with contextlib.ExitStack() as stack:
             uid = stack.enter_context(self.uids.lease()) if self.uids else None
             cg = None

@@ -1,0 +1,209 @@
+"""Isolation: a program cannot read the server's environment or files, other runs' folders, or
+reach the network, and nothing of a run (process, cgroup, folder) outlives its request.
+
+One real ``judgebox serve`` (root: per-run uid, cgroups, network namespace) is shared by the module.
+Its python is the default one when run uids can execute it, else ``/usr/bin/python3`` (these
+programs need no numpy).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import tempfile
+import threading
+import time
+
+import httpx
+import pytest
+
+from conftest import start_live_server
+from procs import alive_with, unique_sleep
+from sandbox import cgroups
+from sandbox.config import default_python
+from sandbox.isolation import blocked_for_others
+
+ROOT = os.geteuid() == 0
+needs_root = pytest.mark.skipif(not ROOT, reason="per-run uids and namespaces need root")
+SECRET = "s3cret-" + secrets.token_hex(8)
+
+
+def reachable_python() -> str:
+    """The default interpreter if other users can execute it, else the system one."""
+    if blocked_for_others(default_python()) is None:
+        return default_python()
+    return shutil.which("python3", path="/usr/bin:/bin") or default_python()
+
+
+@pytest.fixture(scope="module")
+def server():
+    """``judgebox serve`` with a private workdir root and a secret in its environment."""
+    root = tempfile.mkdtemp(prefix="jb-iso-")
+    os.chmod(root, 0o711)  # run uids traverse it (the default root is made so)
+    srv = start_live_server("--python", reachable_python(),
+                            env={"JUDGEBOX_WORKDIR_ROOT": root, "JUDGEBOX_TEST_SECRET": SECRET})
+    srv.root = root
+    srv.health = httpx.get(f"{srv.url}/health").json()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run(srv, code: str, **kw) -> dict:
+    r = httpx.post(f"{srv.url}/run_code", json={"code": code, "language": "python", **kw}, timeout=120)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_health_states_active_protections(server):
+    iso = server.health["isolation"]
+    assert iso["environment_scrubbed"] is True
+    assert iso["process_group_kill"] is True
+    assert iso["network_allowed"] is False
+    if ROOT:
+        assert iso["unprivileged_user"] is True, iso
+        assert iso["network_namespace"] is True, iso
+        assert iso["memory_limit"] in ("cgroup", "rlimit_data")
+        assert iso["process_limit"] in ("cgroup", "rlimit_nproc")
+
+
+@needs_root
+def test_program_runs_as_its_own_uid_in_a_private_folder(server):
+    code = ("import os\nst = os.stat('.')\n"
+            "print(os.getuid() >= 61000, os.getuid() == os.getgid() == st.st_uid, os.getgroups(),"
+            " oct(st.st_mode & 0o777))")
+    r = run(server, code)
+    assert (r["status"], r["run_result"]["stdout"]) == ("Success", "True True [] 0o700\n"), r
+
+
+@needs_root
+def test_environment_reader_sees_no_server_secret(server):
+    """A program dumping its environment and /proc/<server>/environ gets an allow-list and EACCES."""
+    code = (f"import os\nprint('SECRET' in ''.join(os.environ), any(k.startswith('JUDGEBOX') for k in os.environ))\n"
+            f"for pid in ({server.process.pid}, 1, os.getppid()):\n"
+            f"    try:\n        print(open(f'/proc/{{pid}}/environ').read())\n"
+            f"    except OSError as e:\n        print(type(e).__name__)")
+    r = run(server, code)
+    assert r["status"] == "Success"
+    assert r["run_result"]["stdout"] == "False False\nPermissionError\nPermissionError\nPermissionError\n"
+    assert SECRET not in r["run_result"]["stdout"] + r["run_result"]["stderr"]
+
+
+@needs_root
+def test_file_reader_cannot_read_server_files(server):
+    """A root-only file (0600) in an open folder, the workdir root's listing and /etc/shadow are
+    all refused."""
+    folder = tempfile.mkdtemp(prefix="jb-server-files-")
+    os.chmod(folder, 0o755)
+    secret_file = os.path.join(folder, "server-secret.txt")
+    with open(secret_file, "w") as f:
+        f.write(SECRET)
+    os.chmod(secret_file, 0o600)
+    code = (f"for p in ({str(secret_file)!r}, '/etc/shadow'):\n    try:\n        print(open(p).read())\n"
+            f"    except OSError as e:\n        print(type(e).__name__)\n"
+            f"import os\ntry:\n    print(os.listdir({server.root!r}))\nexcept OSError as e:\n    print(type(e).__name__)")
+    try:
+        r = run(server, code)
+    finally:
+        shutil.rmtree(folder)
+    assert (r["status"], r["run_result"]["stdout"]) == (
+        "Success", "PermissionError\nPermissionError\nPermissionError\n"), r
+
+
+@needs_root
+def test_other_runs_folder_is_unreadable(server):
+    """Run B cannot read a file in run A's folder while A is still running."""
+    holder: dict = {}
+    a = threading.Thread(target=lambda: holder.update(a=run(
+        server, f"open('mine.txt', 'w').write({SECRET!r})\nimport time\ntime.sleep(4)")))
+    a.start()
+    try:
+        target = None
+        for _ in range(200):
+            found = [os.path.join(server.root, d, "mine.txt") for d in os.listdir(server.root)
+                     if d.startswith("run-")]
+            found = [p for p in found if os.path.exists(p)]
+            if found:
+                target = found[0]
+                break
+            time.sleep(0.02)
+        assert target, "run A never wrote its file"
+        b = run(server, f"try:\n    print(open({target!r}).read())\nexcept OSError as e:\n    print(type(e).__name__)")
+        assert (b["status"], b["run_result"]["stdout"]) == ("Success", "PermissionError\n"), b
+    finally:
+        a.join()
+    assert holder["a"]["status"] == "Success"
+
+
+@pytest.fixture
+def listener():
+    """A TCP listener on the host's 127.0.0.1 that accepts one connection; yields its port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(4)
+        yield s.getsockname()[1]
+
+
+NET_CALL = "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5)\nprint('connected')"
+
+
+@needs_root
+def test_network_call_is_refused_by_default(server, listener):
+    """The program has its own empty network: the host's listener is unreachable -> Failed, rc 1."""
+    r = run(server, NET_CALL.format(port=listener))
+    assert (r["status"], r["run_result"]["return_code"], r["run_result"]["stdout"]) == ("Failed", 1, ""), r
+    assert "ConnectionRefusedError" in r["run_result"]["stderr"]
+    out = run(server, "import socket\ntry:\n    socket.create_connection(('192.0.2.1', 53), timeout=5)\n"
+                      "except OSError as e:\n    print(e.errno)")
+    assert out["run_result"]["stdout"] == "101\n"  # ENETUNREACH: no route at all, not a timeout
+    lo = run(server, "import socket\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\n"
+                     "socket.create_connection(s.getsockname(), timeout=5)\nprint('loopback ok')")
+    assert lo["run_result"]["stdout"] == "loopback ok\n"  # its own loopback works (local servers)
+
+
+def test_allow_network_switch_reaches_the_host(live_server_factory, listener):
+    """With ``--allow-network`` the same call connects: Success "connected"."""
+    srv = live_server_factory("--allow-network")
+    assert httpx.get(f"{srv.url}/health").json()["isolation"]["network_namespace"] is False
+    r = run(srv, NET_CALL.format(port=listener))
+    assert (r["status"], r["run_result"]["stdout"]) == ("Success", "connected\n"), r
+
+
+def test_escaped_process_cgroup_and_folder_are_removed(server):
+    """A daemon in its own session outlives its parent, not the request: no process, cgroup or
+    folder of the run is left once the response arrives."""
+    marker = unique_sleep()
+    code = f"import subprocess\nsubprocess.Popen(['sleep', '{marker}'], start_new_session=True)\nprint('spawned')"
+    r = run(server, code)
+    assert (r["status"], r["run_result"]["stdout"]) == ("Success", "spawned\n")
+    assert alive_with(marker) == []
+    assert [d for d in os.listdir(server.root) if d.startswith("run-")] == []
+    host = cgroups.detect()
+    if host:
+        prefix = f"run-{server.process.pid}-"
+        left = [d for folder in host.dirs.values() for d in os.listdir(folder) if d.startswith(prefix)]
+        assert left == []
+
+
+def test_languages_report_toolchain_versions(server):
+    langs = httpx.get(f"{server.url}/languages").json()
+    assert langs["python"].startswith("Python 3.")
+    assert all(v for v in langs.values()), langs
+
+
+@needs_root
+def test_unreachable_workdir_root_is_an_infrastructure_error():
+    """A workdir root run uids cannot traverse fails loudly (no verdict), not as a Failed program."""
+    from sandbox import LocalSandbox
+
+    root = tempfile.mkdtemp(prefix="jb-closed-")  # mode 0700
+    try:
+        sandbox = LocalSandbox(python=reachable_python(), workdir_root=root)
+        with pytest.raises(RuntimeError, match="not reachable by run uids"):
+            sandbox.run_code({"code": "print(1)", "language": "python"})
+    finally:
+        shutil.rmtree(root)
