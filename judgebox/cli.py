@@ -91,12 +91,13 @@ def _datasets(args: argparse.Namespace) -> int:
     from reward.loaders import list_manifests
 
     table = Table(title="judgebox datasets", show_lines=False)
-    for column in ("name", "format", "language", "gold", "local file / how to get it"):
+    for column in ("name", "format", "language", "--samples", "local file / how to get it"):
         table.add_column(column, overflow="fold")
     for m in list_manifests():
         found = m.locate()
         where = f"[green]{found}[/green]" if found else f"[yellow]missing[/yellow]: {m.source}"
-        table.add_row(m.name, m.format, m.language or "(per row)", "yes" if m.has_gold else "no", where)
+        samples = "gold" if m.has_gold else ", ".join(f"column:{c}" for c in m.sample_columns) or "-"
+        table.add_row(m.name, m.format, m.language or "(per row)", samples, where)
     Console().print(table)
     return 0
 

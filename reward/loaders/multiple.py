@@ -7,11 +7,12 @@ with ``--samples column:gpt_solution``; there is no gold solution."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from reward.spec import TestSpec
 
-from .problem import Problem, text_columns
+from .problem import Problem, cut_at_stop_tokens, text_columns
 
 #: MultiPL-E language names -> sandbox languages (Go's tests are ``testing`` functions: go_test).
 LANGUAGES = {"py": "python", "cpp": "cpp", "java": "java", "go": "go_test", "js": "nodejs",
@@ -29,3 +30,50 @@ def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:
     return Problem(task_id=str(row.get("task_id") or row["name"]), prompt=row["prompt"], spec=spec,
                    data_source=data_source, language=language,
                    stop_tokens=list(row.get("stop_tokens") or []), columns=text_columns(row, FIELDS))
+
+
+def candidate(problem: Problem, completion: str) -> tuple[TestSpec, str]:
+    """The spec and code to judge for a MultiPL-E completion.
+
+    A completion whose code restates the prompt's last line (the function header, whitespace
+    ignored; the last fenced block that does, else the first) is judged as its own program with no
+    prefix: from its start through the function body, cut at the first stop token after the header
+    (its own ``main``/tests are dropped; helpers after the function are lost, as in MultiPL-E). Any
+    other completion continues the prompt and is cut at the first stop token.
+    """
+    header = next((ln for ln in reversed(problem.prompt.splitlines()) if ln.strip()), "")
+    pattern = re.compile(r"\s*".join(map(re.escape, "".join(header.split()))))
+    for policy in ("last", "first"):
+        code = problem.extract(completion, policy)
+        match = pattern.search(code) if header else None
+        if match:
+            body_start = code.find("\n", match.end())
+            body_start = len(code) if body_start < 0 else body_start
+            program = code[:body_start] + cut_at_stop_tokens(code[body_start:], problem.stop_tokens)
+            if problem.language == "go_test":
+                program = add_go_imports(program, go_imports(problem.prompt))
+            return problem.spec.model_copy(update={"prefix": ""}), program
+    return problem.spec, cut_at_stop_tokens(problem.extract(completion), problem.stop_tokens)
+
+
+_GO_IMPORT = re.compile(r'^\s*import\s*\(([^)]*)\)|^\s*import\s+(?:\w+\s+)?("[^"]+")', re.M)
+
+
+def go_imports(source: str) -> set[str]:
+    """The package paths a Go source imports (``import "x"`` and ``import ( ... )`` forms)."""
+    found = set()
+    for block, single in _GO_IMPORT.findall(source):
+        found |= set(re.findall(r'"([^"]+)"', block or single))
+    return found
+
+
+def add_go_imports(program: str, needed: set[str]) -> str:
+    """``program`` with ``import "p"`` added after its package clause for each needed package it
+    lacks: MultiPL-E's Go tests use the prompt's imports (``testing``, ``fmt``), which a restated
+    program may have dropped."""
+    missing = sorted(needed - go_imports(program))
+    match = re.search(r"(?m)^\s*package\s+\w+[^\n]*\n", program)
+    if not missing or not match:
+        return program
+    lines = "".join(f'import "{p}"\n' for p in missing)
+    return program[: match.end()] + lines + program[match.end():]

@@ -3,7 +3,6 @@ candidate program the judge runs."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Optional
 
 from pydantic import BaseModel, Field
@@ -43,32 +42,22 @@ class Problem(BaseModel):
         """The spec and the code to judge for one completion.
 
         Fenced completions (chat output) go through :func:`reward.extract.extract_code` (last block);
-        bare code is used as is. With ``stop_tokens`` (MultiPL-E), a completion whose code restates
-        the prompt's last line (the function header, whitespace ignored; the last fenced block that
-        does, else the first) is judged as its own program with no prefix: from its start through
-        the function body, cut at the first stop token after the header (its own ``main``/tests are
-        dropped). Any other completion continues the prompt and is cut at the first stop token.
+        bare code is used as is. With ``stop_tokens`` the MultiPL-E rules apply
+        (:func:`reward.loaders.multiple.candidate`).
 
         Raises:
             ValueError: the problem has no usable spec (``data_error`` is set).
         """
         if self.spec is None:
             raise ValueError(f"{self.task_id}: no test spec ({self.data_error})")
-        if not self.stop_tokens:
-            return self.spec, self._code(completion, "last")
-        header = next((ln for ln in reversed(self.prompt.splitlines()) if ln.strip()), "")
-        pattern = re.compile(r"\s*".join(map(re.escape, "".join(header.split()))))
-        for policy in ("last", "first"):
-            code = self._code(completion, policy)
-            match = pattern.search(code) if header else None
-            if match:
-                body_start = code.find("\n", match.end())
-                body_start = len(code) if body_start < 0 else body_start
-                program = code[:body_start] + cut_at_stop_tokens(code[body_start:], self.stop_tokens)
-                return self.spec.model_copy(update={"prefix": ""}), program
-        return self.spec, cut_at_stop_tokens(self._code(completion, "last"), self.stop_tokens)
+        if self.stop_tokens:
+            from .multiple import candidate
 
-    def _code(self, completion: str, policy: str) -> str:
+            return candidate(self, completion)
+        return self.spec, self.extract(completion)
+
+    def extract(self, completion: str, policy: str = "last") -> str:
+        """The code of a completion: unchanged without a fence, else the ``policy`` block."""
         if "```" not in completion:
             return completion
         from reward.extract import extract_code

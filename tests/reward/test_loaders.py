@@ -3,6 +3,7 @@
 import base64
 import gzip
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -245,3 +246,22 @@ def test_verl_rows_with_apps_style_ground_truth(tmp_path):
     [p] = load_problems(tmp_path / "v.parquet", "verl")
     assert (p.task_id, p.prompt, p.data_source) == ("4", "sum", "codecontests")
     assert p.spec.kind == "stdio" and p.spec.stdio[0].expected == "3\n"
+
+
+def test_judgebox_datasets_lists_local_and_missing_datasets():
+    proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets"], capture_output=True, text=True,
+                          check=True, env={**os.environ, "COLUMNS": "200"})
+    lines = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 2}
+    assert "HumanEval.jsonl.gz" in lines["humaneval"]
+    assert "mbpp.jsonl" in lines["mbpp"] and "missing" not in lines["mbpp"]
+    assert "missing: Export HF BAAI/TACO" in lines["taco"]
+    assert "column:gpt_solution" in lines["multipl-e-cpp"]
+
+
+def test_multipl_e_go_program_gets_the_imports_its_tests_need():
+    """MultiPL-E's Go tests use the prompt's imports (testing, fmt); a restated program that dropped
+    one gets it back, and keeps its own extra imports."""
+    p = next(p for p in load_dataset("multipl-e-go")[0] if p.task_id == "HumanEval_1_separate_paren_groups")
+    _, code = p.candidate(p.columns["gpt_solution"])
+    assert code.startswith('package separate_paren_groups_test\nimport "fmt"\n')
+    assert '"strings"' in code
