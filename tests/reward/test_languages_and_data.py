@@ -1,0 +1,141 @@
+"""Six languages solve the same stdio problem; MultiPL-E harnesses; gold solutions of real datasets pass."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reward import StdioCase, TestSpec, Verdict, judge, judge_many
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+
+SUM = {
+    "python": "a, b = map(int, input().split())\nprint(a + b)\n",
+    "cpp": "#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<\"\\n\";}\n",
+    "java": "import java.util.*;\npublic class Main{public static void main(String[] x){Scanner s=new Scanner(System.in);"
+            "long a=s.nextLong(),b=s.nextLong();System.out.println(a+b);}}\n",
+    "go": "package main\nimport \"fmt\"\nfunc main(){var a,b int64\nfmt.Scan(&a,&b)\nfmt.Println(a+b)}\n",
+    "nodejs": "const [a,b]=require('fs').readFileSync(0,'utf8').trim().split(/\\s+/).map(BigInt);console.log((a+b).toString());\n",
+    "rust": "use std::io::*;\nfn main(){let mut s=String::new();stdin().read_to_string(&mut s).unwrap();"
+            "let v:Vec<i64>=s.split_whitespace().map(|x|x.parse().unwrap()).collect();println!(\"{}\",v[0]+v[1]);}\n",
+}
+CASES = [("1 2\n", "3\n"), ("10 -4\n", "6\n"), ("1000000000000 1\n", "1000000000001\n")]
+
+
+def sum_spec(language):
+    return TestSpec(kind="stdio", language=language, stdio=[StdioCase(stdin=i, expected=o) for i, o in CASES])
+
+
+def test_same_stdio_problem_in_six_languages_scores_one_and_compile_error_is_isolated():
+    """python, cpp, java, go, nodejs, rust all pass; a C++ compile error in the same batch is
+    compile_error with score 0 and does not touch the other submissions."""
+    langs = list(SUM)
+    specs = [sum_spec(lang) for lang in langs] + [sum_spec("cpp")]
+    codes = [SUM[lang] for lang in langs] + ["int main( { return 0; }\n"]
+    judgements = judge_many(specs, codes, concurrency=2)
+    for lang, j in zip(langs, judgements):
+        assert (lang, j.verdict, j.pass_rate) == (lang, Verdict.accepted, 1.0), j.message
+    broken = judgements[-1]
+    assert broken.verdict == Verdict.compile_error and broken.n_passed == 0 and broken.n_total == 3
+    assert "error" in broken.message
+
+
+def multipl(lang):
+    row = json.loads((SHARED / "sandboxfusion-samples" / f"humaneval-{lang}.jsonl").open().readline())
+    # org.javatuples is not part of the JDK and not needed by this problem
+    return TestSpec(kind="harness", language=lang, prefix=row["prompt"].replace("import org.javatuples.*;\n", ""),
+                    harness=row["tests"])
+
+
+CLOSE = {  # HumanEval/0 has_close_elements bodies (the prompt ends with the signature)
+    "cpp": "    for (size_t i = 0; i < numbers.size(); i++) for (size_t j = i + 1; j < numbers.size(); j++)"
+           " if (std::abs(numbers[i] - numbers[j]) < threshold) return true;\n    return false;\n",
+    "java": "        for (int i = 0; i < numbers.size(); i++) for (int j = i + 1; j < numbers.size(); j++)"
+            " if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;\n        return false;\n",
+    "go": "    for i := range numbers { for j := i + 1; j < len(numbers); j++ { d := numbers[i] - numbers[j];"
+          " if d < 0 { d = -d }; if d < threshold { return true } } }\n    return false\n}\n",
+    "js": "  for (let i = 0; i < numbers.length; i++) for (let j = i + 1; j < numbers.length; j++)"
+          " if (Math.abs(numbers[i] - numbers[j]) < threshold) return true;\n  return false;\n}\n",
+    "rs": "    for i in 0..numbers.len() { for j in i + 1..numbers.len() {"
+          " if (numbers[i] - numbers[j]).abs() < threshold { return true; } } }\n    false\n",
+    "sh": "    python3 -c \"import sys; n=list(map(float,sys.argv[1].split())); t=float(sys.argv[2]);"
+          " print('true' if any(abs(a-b)<t for i,a in enumerate(n) for b in n[i+1:]) else 'false')\" \"$1\" \"$2\"\n",
+}
+EARLY_EXIT = {"cpp": "    exit(0);\n", "java": "        System.exit(0); return false;\n",
+              "go": "    judgeboxos.Exit(0)\n    return false\n}\n", "js": "  process.exit(0);\n}\n",
+              "rs": "    std::process::exit(0);\n", "sh": "    exit 0\n"}
+
+
+@pytest.mark.parametrize("lang", list(CLOSE))
+def test_multipl_e_harness_needs_tests_to_complete(lang):
+    """MultiPL-E HumanEval/0: a correct body passes; a wrong one fails; exiting 0 early fails (BUG-027)."""
+    spec = multipl(lang)
+    assert judge(spec, CLOSE[lang]).verdict == Verdict.accepted
+    wrong = CLOSE[lang].replace("< threshold", "> threshold").replace("abs(a-b)<t", "abs(a-b)>t")
+    assert judge(spec, wrong).verdict in (Verdict.runtime_error, Verdict.wrong_answer)
+    assert not judge(spec, EARLY_EXIT[lang]).passed
+
+
+def apps_rows():
+    return [json.loads(line) for line in (SHARED / "apps_sample.jsonl").open()]
+
+
+@pytest.mark.parametrize("row", apps_rows(), ids=lambda r: str(r["problem_id"]))
+def test_apps_gold_solutions_pass_and_mutated_fail(row):
+    """BUG-008 on APPS: every stored solution passes all tests; a mutated one does not.
+
+    Solutions that are not valid Python modules (a top-level ``return``, which only APPS's own
+    function-wrapping harness accepts) are excluded, and listed: only one, in problem 2287.
+    """
+    spec = TestSpec.from_in_outs(row["input_output"], run_timeout=10)
+    sols = [s for s in json.loads(row["solutions"]) if _compiles(s)]
+    assert len(json.loads(row["solutions"])) - len(sols) == (1 if row["problem_id"] == 2287 else 0)
+    for sol in sols:
+        j = judge(spec, sol)
+        assert j.verdict == Verdict.accepted, j.message
+    mutated = json.loads(row["solutions"])[0]
+    mutated = (mutated.replace("return False", "return True") if spec.kind == "call"
+               else "import sys\nsys.stdout.write('0\\n')\n" + mutated.replace("print(", "print(1, "))
+    assert not judge(spec, mutated).passed
+
+
+def _compiles(source):
+    try:
+        compile(source, "solution.py", "exec")
+        return True
+    except SyntaxError:
+        return False
+
+
+def mbpp_rows(n=20):
+    rows = [json.loads(line) for line in (SHARED / "mbpp.jsonl").open()]
+    return rows[:: max(1, len(rows) // n)][:n]
+
+
+def test_mbpp_gold_solutions_pass_and_mutated_fail():
+    """BUG-008 on MBPP (every 48th task, 20 tasks): gold passes; 'return None' bodies fail."""
+    rows = mbpp_rows()
+    specs = [TestSpec(kind="assert", asserts=r["test_list"], setup_code=r["test_setup_code"]) for r in rows]
+    gold = judge_many(specs, [r["code"] for r in rows], concurrency=2)
+    assert [(r["task_id"], j.verdict) for r, j in zip(rows, gold) if not j.passed] == []
+    broken = judge_many(specs, [r["code"] + "\n\ndef _judgebox_noop(): pass\n" + _break(r["code"]) for r in rows],
+                        concurrency=2)
+    assert [r["task_id"] for r, j in zip(rows, broken) if j.passed] == []
+
+
+def _break(code):
+    """Redefine every top-level function of ``code`` to return None (a wrong solution)."""
+    import ast
+    names = [n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)]
+    return "".join(f"\ndef {n}(*a, **k):\n    return None\n" for n in names)
+
+
+def test_codecontests_rows_have_no_solutions_but_their_tests_load():
+    """CodeContests samples carry tests only: they become stdio specs with every test kept."""
+    path = SHARED / "sandboxfusion-samples" / "code_eval_code_contests.jsonl"
+    row = json.loads(path.open().readline())
+    tests = row["test"] if isinstance(row["test"], list) else json.loads(row["test"])
+    spec = TestSpec.from_in_outs({"inputs": [t["input"]["stdin"] for t in tests],
+                                  "outputs": [t["output"]["stdout"] for t in tests]})
+    assert spec.kind == "stdio" and spec.n_tests == len(tests) > 0
+    assert judge(spec, "print('definitely not the answer')").verdict == Verdict.wrong_answer
