@@ -1,0 +1,104 @@
+"""Code extraction (BUG-023/024/025) and the public scorers: check_correctness, compute_score,
+code_reward, score_batch (real runs in the embedded sandbox)."""
+
+import asyncio
+import json
+
+import pytest
+
+from reward import (compute_score, StdioCase, TestSpec, Verdict, check_correctness,
+                    code_reward, extract_code, score_batch)
+from reward.verl import SCORE_KEYS
+
+DOUBLE = TestSpec(kind="stdio", stdio=[StdioCase(stdin="4\n", expected="8\n")])
+PLUS1 = TestSpec(kind="stdio", stdio=[StdioCase(stdin="1\n", expected="2\n")])
+P = "print(int(input())*2)"
+
+
+@pytest.mark.parametrize("completion", [f"```py\n{P}\n```", f"```Python\n{P}\n```", f"```python3\n{P}\n```",
+                                        f"```python \n{P}\n```", f"```python\r\n{P}\r\n```"])
+def test_bug_023_fence_tags_case_insensitive_trailing_space_crlf(completion):
+    """BUG-023: every fence spelling yields the program, and it passes."""
+    assert compute_score("x", completion, DOUBLE.model_dump_json())["score"] == 1.0
+
+
+def test_bug_024_bare_code_keeps_its_first_identifier():
+    """BUG-024: bare code before a lone closing fence starts with 'def add(a, b):' and passes."""
+    completion = "def add(a, b):\n    return a + b\n```\n"
+    assert extract_code(completion).startswith("def add(a, b):")
+    spec = TestSpec(kind="harness", harness="def check(candidate):\n    assert candidate(2, 3) == 5", entry_point="add")
+    assert compute_score("humaneval", completion, spec.model_dump())["acc"] is True
+
+
+A = "Draft:\n```python\nprint(0)\n```\nFinal:\n```python\nprint(int(input())+1)\n```"
+
+
+@pytest.mark.parametrize("name,completion,kwargs,score", [
+    ("a-last", A, {}, 1.0),
+    ("a-first", A, {"extract_policy": "first"}, 0.0),
+    ("b-unterminated", "```python\nprint(int(input())+1)\n", {}, 1.0),
+    ("c-lone-closing", "print(int(input())+1)\n```", {}, 1.0),
+    ("d-special-tokens", "```python\nprint(int(input())+1)\n```<|im_end|>", {}, 1.0),
+    ("e-prompt-included", "<|im_start|>user\nlike ```python\nprint('example')\n```<|im_end|>\n<|im_start|>assistant\n" + A,
+     {"extract_policy": "first"}, 0.0),
+    ("e-prompt-included-last", "<|im_start|>user\n```python\nprint('example')\n```<|im_end|>\n<|im_start|>assistant\n"
+     "```python\nprint(int(input())+1)\n```", {"extract_policy": "first"}, 1.0),
+])
+def test_bug_025_block_selection(name, completion, kwargs, score):
+    """BUG-025: last block by default, first for SandboxFusion parity; unterminated; lone fence; tokens;
+    only the response segment is searched."""
+    assert compute_score("x", completion, PLUS1.model_dump_json(), **kwargs)["score"] == score
+
+
+def test_check_correctness_verl_codes_and_metadata_keys():
+    in_outs = {"inputs": ["1 2\n", "10 -4\n", "5 5\n"], "outputs": ["3\n", "6\n", "11\n"]}
+    results, meta = check_correctness(None, in_outs, "a, b = map(int, input().split()); print(a + b)")
+    assert results == [True, True, False]
+    verl_keys = {"case_index", "input", "expected_output", "api_request_error", "api_response", "status", "stdout",
+                 "stderr", "exit_code", "duration", "compile_duration", "compile_stderr", "api_status",
+                 "compile_status", "run_status"}
+    assert all(verl_keys <= set(m) for m in meta)
+    assert [m["status"] for m in meta] == ["success", "success", "wrong_answer"]
+    assert check_correctness(None, in_outs, "1/0")[0] == [-2, -2, -2]
+    assert check_correctness(None, in_outs, "while True: pass", timeout=1)[0] == [-3, -3, -3]
+    assert check_correctness(None, in_outs, "int main( {", language="cpp")[0] == [-4, -4, -4]
+    assert check_correctness(None, {"inputs": [], "outputs": []}, "print(1)")[0] == [-1]
+
+
+def test_check_correctness_call_based_raising_function_fails():
+    """BUG-016 through the verl API: fn_name tests, a raising function is -2, never True."""
+    in_outs = {"inputs": ["1"], "outputs": ['""'], "fn_name": "solve"}
+    assert check_correctness(None, in_outs, "def solve(x):\n    raise ValueError('boom')")[0] == [-2]
+
+
+def test_compute_score_fixed_keys_binary_and_pass_rate_modes():
+    """BUG-021 via compute_score: binary 0, pass_rate 11/12; every result has the same keys."""
+    gt = json.dumps({"inputs": [f"{i}\n" for i in range(1, 13)], "outputs": [f"{2 * i}\n" for i in range(1, 13)]})
+    code = "```python\nn = int(input()); print(2*n if n != 11 else 0)\n```"
+    binary = compute_score("apps", code, gt, None, unknown_kwarg=1)
+    rate = compute_score(data_source="apps", solution_str=code, ground_truth=gt, score_mode="pass_rate")
+    assert set(binary) == set(rate) == set(SCORE_KEYS)
+    assert binary["score"] == 0.0 and binary["acc"] is False
+    assert rate["score"] == pytest.approx(11 / 12) and (rate["n_passed"], rate["n_total"]) == (11, 12)
+    bad = compute_score("apps", code, '{"inputs": ["1"]')
+    assert set(bad) == set(SCORE_KEYS) and bad["infra_error"] is True and bad["verdict"] == "test_data_error"
+
+
+def test_code_reward_trl_plain_and_conversational_and_none_on_bad_data():
+    gt = PLUS1.model_dump_json()
+    rewards = code_reward(
+        ["p1", "p2", "p3", "p4"],
+        ["```python\nprint(int(input())+1)\n```",
+         [{"role": "assistant", "content": "```python\nprint(int(input())+1)\n```"}],
+         "```python\nprint(0)\n```", "print(1)"],
+        ground_truth=[gt, gt, gt, '{"inputs": []}'])
+    assert rewards == [1.0, 1.0, 0.0, None]
+
+
+def test_score_batch_async_bounded_concurrency():
+    specs = [PLUS1] * 4
+    codes = ["print(int(input())+1)", "print(2)", "print(3)", "1/0"]
+    js = asyncio.run(score_batch(specs, codes, concurrency=2))
+    assert [j.verdict for j in js] == [Verdict.accepted, Verdict.accepted, Verdict.wrong_answer, Verdict.runtime_error]
+    with pytest.raises(ValueError, match="concurrency"):
+        asyncio.run(score_batch(specs, codes, concurrency=0))
