@@ -10,7 +10,8 @@ import time
 import pytest
 
 from sandbox import RunStatus, SandboxClient
-from sandbox.client import ClientSettings, request_timeout, retry_after_seconds
+from sandbox.client import ClientSettings
+from sandbox.transport import request_timeout, retry_after_seconds
 from sandbox.errors import SandboxInfraError, SandboxRequestError, SandboxUnavailable
 from sandbox.models import RunCodeRequest, RunJupyterRequest, RunTestsRequest
 

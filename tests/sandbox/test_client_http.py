@@ -295,12 +295,15 @@ def test_two_servers_one_killed_mid_load_loses_nothing(live_server_factory):
 
     async def load():
         tasks = [asyncio.create_task(client.arun_code(sleeper(0.2, i))) for i in range(24)]
-        await asyncio.sleep(0.6)
+        while not any(t.done() and t.result().executor_pod_name == "pod-a" for t in tasks):
+            await asyncio.sleep(0.02)  # A has served: kill it while it has more in flight
         os.killpg(a.process.pid, signal.SIGKILL)
-        return await asyncio.gather(*tasks)
+        pending = sum(not t.done() for t in tasks)
+        return await asyncio.gather(*tasks), pending
 
     try:
-        results = asyncio.run(load())
+        results, pending = asyncio.run(load())
+        assert pending >= 10  # killed mid-load
         assert [r.run_result.stdout for r in results] == [f"{i}\n" for i in range(24)]
         assert {r.executor_pod_name for r in results} == {"pod-a", "pod-b"}
         state = {e["url"]: e for e in client.endpoints}
