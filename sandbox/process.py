@@ -23,6 +23,21 @@ from typing import Callable, Iterable, Optional, Sequence
 
 #: After the main process exits, how long to wait for the pipes to reach EOF (seconds).
 _DRAIN_GRACE = 0.5
+#: The wall cap stretches by the time the program waited for a CPU, up to this multiple of itself.
+_STARVED_CAP = 3.0
+
+
+def runqueue_wait(pid: int) -> float:
+    """Seconds the main thread of ``pid`` was runnable but waiting for a CPU (0.0 if unknown).
+
+    Read from ``/proc/<pid>/schedstat`` (second field, ``run_delay`` in ns; see the kernel's
+    ``Documentation/scheduler/sched-stats.rst``).
+    """
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 @dataclass
@@ -31,8 +46,10 @@ class RunLimits:
 
     ``time_limit`` is the verdict limit: a command is within it when its CPU time **or** its wall
     time is within it (CPU time makes verdicts stable under load; wall time forgives runtimes whose
-    helper threads burn CPU, such as the JVM's JIT). ``wall_limit`` is the hard safety cap at which
-    the process group is killed.
+    helper threads burn CPU, such as the JVM's JIT). ``wall_limit`` is the safety cap at which the
+    process group is killed; it is stretched by the time the program spent waiting for a CPU
+    (:func:`runqueue_wait`), up to ``3 * wall_limit``, so that a loaded host does not turn a correct
+    program into a timeout (BUG-031) while a sleeping or blocked one is still killed on time.
     """
 
     time_limit: float
@@ -235,6 +252,11 @@ def run_process(
             limit = drain_deadline if exited else deadline
             if now >= limit:
                 if not exited:
+                    stretched = min(start + limits.wall_limit + runqueue_wait(proc.pid),
+                                    start + limits.wall_limit * _STARVED_CAP)
+                    if stretched > now + 0.005:
+                        deadline = stretched
+                        continue
                     timed_out = True
                     _kill_group(proc.pid)
                     if kill_all:

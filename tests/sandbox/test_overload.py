@@ -1,0 +1,156 @@
+"""Overload: bursts queue instead of failing or flipping verdicts; a full or slow queue answers 504
+with ``Retry-After``; ``GET /metrics`` counts it all.
+
+Pins BUG-031 (CPU-bound burst, identical verdicts across 3 repeats) and BUG-036 (256 concurrent
+``print(1)`` on 2 cores) against a real ``judgebox serve`` on loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from sandbox import LocalSandbox
+
+PRINT_1 = {"code": "print(1)", "language": "python", "run_timeout": 10}
+CPU_BOUND = {"code": "s = 0\nfor i in range(4_000_000): s += i\nprint(s)", "language": "python",
+             "run_timeout": 1}
+
+
+async def burst(url: str, body: dict, n: int, timeout: float = 600) -> list[httpx.Response]:
+    """``n`` simultaneous ``POST /run_code`` requests (one connection each)."""
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
+    async with httpx.AsyncClient(timeout=timeout, limits=limits) as client:
+        return await asyncio.gather(*(client.post(f"{url}/run_code", json=body) for _ in range(n)))
+
+
+def metric(text: str, name: str) -> float:
+    """The value of one sample line (``name`` with its labels, exactly) in a /metrics page."""
+    m = re.search(rf"^{re.escape(name)} ([0-9.e+-]+)$", text, re.M)
+    assert m, f"{name} not in /metrics"
+    return float(m.group(1))
+
+
+def test_bug_036_256_concurrent_print_all_succeed(live_server):
+    """BUG-036: 256 concurrent print(1) on 2 cores: every one Success "1\\n", none SandboxError/TLE."""
+    before = httpx.get(f"{live_server}/metrics").text
+    start = time.monotonic()
+    responses = asyncio.run(burst(live_server, PRINT_1, 256))
+    elapsed = time.monotonic() - start
+    assert [r.status_code for r in responses] == [200] * 256
+    outcomes = {(r.json()["status"], r.json()["run_result"]["status"], r.json()["run_result"]["stdout"])
+                for r in responses}
+    assert outcomes == {("Success", "Finished", "1\n")}
+    after = httpx.get(f"{live_server}/metrics").text
+    key = 'judgebox_runs_total{language="python",status="Success"}'
+    assert metric(after, key) - (metric(before, key) if key in before else 0) == 256
+    print(f"BUG-036: 256 x print(1) in {elapsed:.1f}s")
+
+
+@pytest.mark.slow
+def test_bug_031_cpu_bound_burst_has_stable_verdicts(live_server):
+    """BUG-031: 64 concurrent ~0.3 s CPU programs, run_timeout=1, 3 repeats: all Success with the
+    exact sum, identical verdicts every time (admission queues them; CPU time is the verdict)."""
+    verdicts = []
+    for _ in range(3):
+        responses = asyncio.run(burst(live_server, CPU_BOUND, 64))
+        verdicts.append([(r.status_code, r.json()["status"], r.json()["run_result"]["stdout"])
+                         for r in responses])
+    assert verdicts[0] == [(200, "Success", "7999998000000\n")] * 64
+    assert verdicts[0] == verdicts[1] == verdicts[2]
+
+
+def test_bug_031_cpu_starved_program_is_not_a_timeout():
+    """BUG-031's kind: with 16 busy processes competing for 2 cores, a 0.3 s CPU program takes
+    longer than its 1.5 s wall cap; the cap stretches by its run-queue wait, so it still passes,
+    while a sleeping program is still stopped as TimeLimitExceeded."""
+    sandbox = LocalSandbox(max_concurrency=1)
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(16)]
+    try:
+        time.sleep(0.3)
+        r = sandbox.run_code(CPU_BOUND)
+        sleeper = sandbox.run_code({"code": "import time\ntime.sleep(30)", "language": "python",
+                                    "run_timeout": 1})
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    assert (r.status, r.run_result.stdout) == ("Success", "7999998000000\n"), r
+    assert r.run_result.cpu_time < 1
+    assert (sleeper.status, sleeper.run_result.status) == ("Failed", "TimeLimitExceeded")
+    assert sleeper.run_result.execution_time < 1.5 * 3 + 1
+
+
+SLEEP_2 = {"code": "import time\ntime.sleep(2)\nprint('done')", "language": "python", "run_timeout": 10}
+
+
+def test_no_slot_within_queue_timeout_is_504_with_retry_after(live_server_factory):
+    """One slot busy for 2 s, queue_timeout 0.5 s: the second request gets 504 + Retry-After."""
+    srv = live_server_factory("--max-concurrency", "1", "--queue-timeout", "0.5")
+
+    async def scenario():
+        async with httpx.AsyncClient(timeout=60) as client:
+            first = asyncio.create_task(client.post(f"{srv.url}/run_code", json=SLEEP_2))
+            await asyncio.sleep(0.5)
+            second = await client.post(f"{srv.url}/run_code", json=PRINT_1)
+            return await first, second
+
+    first, second = asyncio.run(scenario())
+    assert first.status_code == 200 and first.json()["run_result"]["stdout"] == "done\n"
+    assert second.status_code == 504
+    assert int(second.headers["Retry-After"]) >= 1
+    assert "queue_timeout=0.5" in second.json()["detail"]
+    page = httpx.get(f"{srv.url}/metrics").text
+    assert metric(page, 'judgebox_rejections_total{reason="queue_timeout"}') == 1
+    assert metric(page, 'judgebox_runs_total{language="python",status="Success"}') == 1
+
+
+def test_full_queue_is_504_at_once(live_server_factory):
+    """max_queue=0 and the only slot busy: a new request is refused immediately, not after a wait."""
+    srv = live_server_factory("--max-concurrency", "1", "--queue-timeout", "30",
+                              env={"JUDGEBOX_MAX_QUEUE": "0"})
+
+    async def scenario():
+        async with httpx.AsyncClient(timeout=60) as client:
+            first = asyncio.create_task(client.post(f"{srv.url}/run_code", json=SLEEP_2))
+            await asyncio.sleep(0.5)
+            start = time.monotonic()
+            second = await client.post(f"{srv.url}/run_code", json=PRINT_1)
+            return await first, second, time.monotonic() - start
+
+    first, second, waited = asyncio.run(scenario())
+    assert first.status_code == 200
+    assert second.status_code == 504 and "queue full" in second.json()["detail"]
+    assert "Retry-After" in second.headers
+    assert waited < 5  # answered at once, not after queue_timeout=30
+    page = httpx.get(f"{srv.url}/metrics").text
+    assert metric(page, 'judgebox_rejections_total{reason="queue_full"}') == 1
+
+
+def test_metrics_expose_queue_in_flight_histograms_and_pod(live_server_factory):
+    """During a run in_flight is 1 and the queue depth counts the waiter; histograms and the pod
+    name are exported."""
+    srv = live_server_factory("--max-concurrency", "1", env={"JUDGEBOX_POD_NAME": "pod-under-test"})
+
+    async def scenario():
+        async with httpx.AsyncClient(timeout=60) as client:
+            tasks = [asyncio.create_task(client.post(f"{srv.url}/run_code", json=SLEEP_2)) for _ in range(2)]
+            await asyncio.sleep(1.0)
+            page = (await client.get(f"{srv.url}/metrics")).text
+            return page, await asyncio.gather(*tasks)
+
+    during, done = asyncio.run(scenario())
+    assert metric(during, "judgebox_in_flight") == 1
+    assert metric(during, "judgebox_queue_depth") == 1
+    assert [r.json()["executor_pod_name"] for r in done] == ["pod-under-test"] * 2
+    after = httpx.get(f"{srv.url}/metrics").text
+    assert metric(after, 'judgebox_info{pod="pod-under-test"}') == 1
+    assert metric(after, 'judgebox_run_seconds_count{language="python"}') == 2
+    assert metric(after, "judgebox_queue_wait_seconds_count") == 2
+    assert metric(after, "judgebox_in_flight") == 0
