@@ -1,8 +1,9 @@
 """SandboxClient over real HTTP: real ``judgebox serve`` processes, a real nginx gateway, real failures.
 
-nginx (``tests/sandbox/nginx/``) plays three parts: a gateway whose short ``proxy_read_timeout``
-turns slow programs into genuine 504s; a plain SandboxFusion (``/run_tests`` answers 404); a broken
-sandbox answering 500 (case BUG-007).
+nginx (``tests/sandbox/nginx/``) plays four parts: a gateway whose short ``proxy_read_timeout``
+turns slow programs into genuine 504s (and whose dead upstream gives 502); a plain SandboxFusion
+(``/run_tests`` answers 404); a broken sandbox answering 500 (case BUG-007); a rate limiter answering
+429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ import pytest
 
 from sandbox import RunStatus
 from sandbox.client import SandboxClient
-from sandbox.errors import SandboxInfraError, SandboxRequestError, SandboxServerError
+from sandbox.errors import (
+    SandboxInfraError,
+    SandboxOverloaded,
+    SandboxRequestError,
+    SandboxServerError,
+    SandboxUnavailable,
+)
 from sandbox.models import RunCodeRequest
 
 NGINX_DIR = Path(__file__).resolve().parent / "nginx"
@@ -167,6 +174,33 @@ def test_bug_007_http_500_is_an_infrastructure_error(nginx):
     assert not isinstance(info.value, SandboxRequestError)
     assert (info.value.status_code, info.value.attempts, info.value.endpoint) == (500, 3, gw.url)
     assert gw.statuses("/run_code") == [500, 500, 500]
+
+
+def test_429_waits_as_long_as_retry_after_says(nginx):
+    """429 with ``Retry-After: 2`` is retried no sooner than 2 s later, then SandboxOverloaded."""
+    gw = nginx("http429")
+    with SandboxClient(gw.url, max_attempts=2, **FAST) as client:
+        start = time.monotonic()
+        with pytest.raises(SandboxOverloaded) as info:
+            client.run_code({"code": "print(1)", "language": "python"})
+        elapsed = time.monotonic() - start
+        assert client.endpoints[0]["healthy"] is True  # busy is not broken
+    assert elapsed >= 2.0, elapsed
+    assert (info.value.status_code, info.value.attempts) == (429, 2)
+    assert gw.statuses("/run_code") == [429, 429]
+
+
+def test_gateway_502_for_a_dead_upstream_is_unavailable(nginx):
+    """A gateway whose sandbox is down answers 502: SandboxUnavailable, the endpoint taken out."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}"
+    gw = nginx("gateway", dead)
+    with SandboxClient(gw.url, max_attempts=3, failure_threshold=3, **FAST) as client:
+        with pytest.raises(SandboxUnavailable) as info:
+            client.run_code({"code": "print(1)", "language": "python"})
+        assert client.endpoints[0]["healthy"] is False
+    assert (info.value.status_code, info.value.attempts) == (502, 3)
 
 
 def test_sandbox_error_answer_is_retried_once_on_another_endpoint(live_server_factory):
