@@ -82,10 +82,17 @@ class ClientSettings(BaseSettings):
         return [u.strip() for u in (self.sandbox_url or "").split(",") if u.strip()]
 
 
-def validated(model: type[M], request: Union[M, dict[str, Any]]) -> M:
-    """``request`` as ``model``. Raises :class:`SandboxRequestError` (422) naming each bad field."""
+def validated(model: type[M], request: Any) -> M:
+    """``request`` as ``model``. Raises :class:`SandboxRequestError` (422) naming each bad field.
+
+    Accepts ``model`` itself, a dict, or another pydantic model with the same fields, such as the
+    official ``sandbox_fusion.RunCodeRequest`` (a pydantic v1 model: converted with ``.dict()``).
+    """
     if isinstance(request, model):
         return request
+    if not isinstance(request, dict):
+        dump = getattr(request, "model_dump", None) or getattr(request, "dict", None)
+        request = dump() if callable(dump) else request
     try:
         return model.model_validate(request)
     except ValidationError as exc:

@@ -45,6 +45,14 @@ def test_no_endpoint_runs_embedded(no_env):
     assert [x.stdout for x in t.run_results] == ["a\n", "b\n"]
 
 
+def test_official_sandbox_fusion_request_models_are_accepted(no_env):
+    """Drop-in for the official client: its (pydantic v1) ``RunCodeRequest`` is accepted as is."""
+    import sandbox_fusion
+
+    r = SandboxClient().run_code(sandbox_fusion.RunCodeRequest(code="print('sf')", language="python"))
+    assert r.run_result.stdout == "sf\n"
+
+
 async def test_no_endpoint_async_face(no_env):
     r = await SandboxClient().arun_code({"code": "import sys; sys.exit(3)", "language": "python"})
     assert (r.status, r.run_result.return_code) == (RunStatus.Failed, 3)
