@@ -173,11 +173,10 @@ class Executor:
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
                                           and compile_result.return_code == 0):
-                argv = recipe.argv(recipe.run, request.code, python)
+                argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
                 for i, case in enumerate(cases):
-                    if case.files:
-                        write_files(workdir, decode_files(case.files, "cases[].files"), iso.user)
-                    runs[i] = r = self.command(argv, workdir, env, request.run_timeout, iso, case.stdin)
+                    runs[i] = r = (self._case_files(workdir, case, i, iso.user)
+                                   or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin))
                     if stop_on_first_failure and overall_status(r) != RunStatus.Success:
                         break
             resp = RunTestsResponse(
@@ -185,6 +184,19 @@ class Executor:
                 compile_result=compile_result, run_results=runs, executor_pod_name=pod,
             )
             return resp, fetch(workdir, request.fetch_files)
+
+
+    @staticmethod
+    def _case_files(workdir: str, case: TestCaseInput, index: int, uid: Optional[int]) -> Optional[CommandRunResult]:
+        """Write a case's extra files; an ``Error`` result if an earlier run planted a link in the way."""
+        if not case.files:
+            return None
+        try:
+            write_files(workdir, decode_files(case.files, "cases[].files"), uid)
+        except (OSError, ValueError) as exc:
+            return CommandRunResult(status=CommandRunStatus.Error, stdout="",
+                                    stderr=f"cases[{index}].files could not be written: {exc}")
+        return None
 
 
 def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[CommandRunResult]]) -> str:
@@ -231,10 +243,10 @@ def write_files(workdir: str, files: dict[str, bytes], uid: Optional[int] = None
         path = os.path.join(workdir, rel)
         parent = os.path.dirname(path)
         if parent != workdir:
-            os.makedirs(parent, exist_ok=True)
-            real_parent = os.path.realpath(parent)
+            real_parent = os.path.realpath(parent)  # checked before any folder is made through a link
             if real_parent != real_root and not real_parent.startswith(real_root + os.sep):
                 raise ValueError(f"files: {rel!r} resolves outside the working directory")
+            os.makedirs(parent, exist_ok=True)
             if uid is not None:
                 for d in _folders_between(workdir, parent):
                     os.lchown(d, uid, uid)

@@ -115,7 +115,8 @@ class RunCodeRequest(_Request):
     Fields: ``code`` (source text), ``language`` (one of :data:`SANDBOX_FUSION_LANGUAGES`),
     ``compile_timeout``/``run_timeout`` (seconds, > 0), ``memory_limit_MB`` (MiB; ``-1`` = server
     default; clamped to what the host allows), ``stdin`` (text fed to a pipe that is then closed;
-    ``None`` = empty), ``files`` and ``fetch_files``.
+    ``None`` = empty), ``files``, ``fetch_files`` and ``args`` (appended to the run command, e.g.
+    ``["-x"]`` for pytest; SandboxFusion's server field, which its client does not send).
     """
 
     code: str
@@ -124,6 +125,9 @@ class RunCodeRequest(_Request):
     run_timeout: float = Field(10, gt=0, description="seconds")
     memory_limit_MB: int = Field(-1, ge=-1, description="MiB; -1 = server default")
     stdin: Optional[str] = None
+    args: list[str] = Field(
+        default_factory=list, description="extra command-line arguments of the run step (SandboxFusion: pytest's)"
+    )
 
 
 class TestCaseInput(BaseModel):

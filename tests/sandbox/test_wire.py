@@ -236,3 +236,29 @@ def test_embedded_and_http_faces_agree(live_server):
         resp["run_result"].pop("cpu_time")
     assert http == local
     assert http["run_result"]["stdout"] == "HÉLLO"
+
+
+def test_case_files_never_follow_a_link_planted_by_an_earlier_run(local_sandbox, tmp_path):
+    """run_tests: a case's files are written only inside the working directory. A link planted by
+    the previous run makes that case a SandboxError (verdict unknown), and nothing is written outside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    code = f"import os\nif not os.path.exists('d'):\n    os.symlink({str(outside)!r}, 'd')\nprint('ran')"
+    evil = base64.b64encode(b"x").decode()
+    r = local_sandbox.run_tests({"code": code, "language": "python",
+                                 "cases": [{}, {"files": {"d/sub/evil.txt": evil}}]})
+    assert r.run_results[0].stdout == "ran\n"
+    assert r.status == "SandboxError"
+    assert r.run_results[1].status == "Error"
+    assert "outside the working directory" in r.message
+    assert list(outside.iterdir()) == []
+
+
+def test_args_are_appended_to_the_run_command(live_server):
+    """SandboxFusion's ``args`` field: extra run arguments (here pytest's ``-x`` stops at the first failure)."""
+    code = "def test_a():\n    assert 0\n\ndef test_b():\n    assert 0\n"
+    body = httpx.post(f"{live_server}/run_code", timeout=60,
+                      json={"code": code, "language": "pytest", "args": ["-x"]}).json()
+    assert body["status"] == "Failed"
+    assert "1 failed" in body["run_result"]["stdout"]
+    assert "stopping after 1 failures" in body["run_result"]["stdout"]
