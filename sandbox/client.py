@@ -135,6 +135,11 @@ class SandboxClient:
         local: the embedded sandbox to use when there is no endpoint (default: a new ``LocalSandbox``).
         **overrides: fields of :class:`ClientSettings`, e.g. ``max_concurrency=8, deadline=120``.
 
+    Raises:
+        TypeError: an override is not a ``ClientSettings`` field.
+        pydantic.ValidationError: an override is out of range (the message names the field).
+        SandboxRequestError: a URL is not ``http://`` or ``https://``.
+
     Every method accepts the request as a model or a plain dict and returns the SandboxFusion response
     model. Errors (never a result with a guessed verdict):
 
@@ -151,7 +156,11 @@ class SandboxClient:
                  settings: Optional[ClientSettings] = None, local: Optional[LocalSandbox] = None,
                  **overrides: Any) -> None:
         base = settings or ClientSettings()
-        self.settings = base.model_copy(update=overrides) if overrides else base
+        unknown = sorted(set(overrides) - set(ClientSettings.model_fields))
+        if unknown:
+            raise TypeError(f"SandboxClient: unknown setting(s) {unknown}; "
+                            f"the settings are {sorted(ClientSettings.model_fields)}")
+        self.settings = ClientSettings.model_validate({**base.model_dump(), **overrides}) if overrides else base
         if endpoints is None:
             urls = self.settings.urls()
         elif isinstance(endpoints, str):

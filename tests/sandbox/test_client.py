@@ -75,6 +75,10 @@ def test_endpoints_from_environment(no_env):
 def test_bad_settings_name_the_field(no_env):
     with pytest.raises(ValueError, match="max_concurrency"):
         ClientSettings(max_concurrency=0)
+    with pytest.raises(ValueError, match="max_attempts"):
+        SandboxClient("http://127.0.0.1:1", max_attempts=0)
+    with pytest.raises(TypeError, match="max_concurency"):
+        SandboxClient("http://127.0.0.1:1", max_concurency=4)
     with pytest.raises(SandboxRequestError, match="http://"):
         SandboxClient("localhost:8080")
 
