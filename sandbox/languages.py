@@ -28,6 +28,7 @@ _JAVA_DECL = re.compile(r"((?:\b(?:public|final|abstract|static|sealed|strictfp)
 _JAVA_MAIN = re.compile(r"\bvoid\s+main\s*\(")
 
 
+@functools.lru_cache(maxsize=64)  # called for the file name, the compile and the run command
 def java_main_class(code: str) -> str:
     """Find the class to run in Java source (the file must carry the public type's name).
 

@@ -22,17 +22,12 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 import httpx
 import pytest
 
 from sandbox import LocalSandbox, RunCodeResponse
-
-#: The shared data folder (tests may read it; the product never does).
-SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
-
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago."""

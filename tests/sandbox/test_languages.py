@@ -1,0 +1,74 @@
+"""The recipe table: each row builds and runs for real, with judge-style flags and entry points."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox.languages import RECIPES, java_main_class, toolchain_env
+
+JAVA_SOURCES = {
+    "public class Solution { public static void main(String[] a) {} }": "Solution",
+    "// public class Fake\nclass Helper {}\npublic final class Real { public static void main(String[] a) {} }": "Real",
+    "class Outer {\n  public static class Inner {}\n  public static void main(String[] a) {\n"
+    "    String s = \"public class X {\";\n  }\n}\n": "Outer",
+    "class A { void f() { char c = '{'; } }\nclass B { static public void main(String[] a) {} }\n": "B",
+    "/* public class C */ interface I {}\nclass K { public static void main(String... a) {} }": "K",
+    "public record P(int x) { public static void main(String[] a) {} }": "P",
+    "class NoMainAnywhere {}": "Main",
+}
+
+
+@pytest.mark.parametrize("code, expected", JAVA_SOURCES.items(), ids=list(JAVA_SOURCES.values()))
+def test_java_entry_class_is_found_not_assumed(code, expected):
+    """The top-level public type names the file; else the type declaring main; comments, string
+    and char literals and nested types never count."""
+    assert java_main_class(code) == expected
+
+
+def test_java_nested_public_class_compiles_and_runs(local_sandbox):
+    """A nested ``public static class`` with a brace in a string literal still compiles and runs."""
+    if "java" not in local_sandbox.executor.languages():
+        pytest.skip("java not installed")
+    code = ("import java.util.*;\n// public class Decoy\nclass Outer {\n    public static class Inner { int v = 41; }\n"
+            "    public static void main(String[] args) {\n        String s = \"public class X {\";\n"
+            "        System.out.println(new Inner().v + 1);\n    }\n}\n")
+    r = local_sandbox.run_code({"code": code, "language": "java", "compile_timeout": 60})
+    assert r.status == "Success", r
+    assert r.run_result.stdout == "42\n"
+
+
+def test_judge_style_compiler_flags():
+    """Optimised builds like real judges: g++ -O2 -std=c++17, rustc -O with an explicit edition."""
+    assert RECIPES["cpp"].compile[:3] == ("g++", "-O2", "-std=c++17")
+    rust = RECIPES["rust"].compile
+    assert rust[:2] == ("rustc", "-O") and "--edition" in rust
+
+
+def test_rust_finds_its_toolchain_with_a_scrubbed_home(local_sandbox):
+    """Programs get HOME = their working dir; rustup still finds the server's toolchain."""
+    if "rust" not in local_sandbox.executor.languages():
+        pytest.skip("rust not installed")
+    r = local_sandbox.run_code({"code": "fn main() { let v: Vec<u64> = (1..=10).collect(); "
+                                        "println!(\"{}\", v.iter().sum::<u64>()); }",
+                                "language": "rust", "compile_timeout": 60})
+    assert r.status == "Success", r
+    assert r.run_result.stdout == "55\n"
+
+
+def test_go_build_uses_the_shared_cache(local_sandbox):
+    """go build works with a GOCACHE outside the (per-run) HOME, so the standard library is cached."""
+    if "go" not in local_sandbox.executor.languages():
+        pytest.skip("go not installed")
+    code = "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(6 * 7) }\n"
+    for _ in range(2):
+        r = local_sandbox.run_code({"code": code, "language": "go", "compile_timeout": 60})
+        assert r.status == "Success", r
+        assert r.run_result.stdout == "42\n"
+
+
+def test_toolchain_env_passes_only_toolchain_variables(monkeypatch):
+    """Only PATH and the toolchain homes come from the server's environment; secrets do not."""
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "hunter2")
+    env = toolchain_env()
+    assert "PATH" in env
+    assert set(env) <= {"PATH", "JAVA_HOME", "GOROOT", "RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN"}
