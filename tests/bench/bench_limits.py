@@ -30,6 +30,8 @@ from pathlib import Path
 
 import httpx
 
+import sandbox  # noqa: F401  (before tests/ joins sys.path: tests/sandbox would shadow it)
+
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for conftest's server helper
 from conftest import start_live_server  # noqa: E402
 
@@ -79,7 +81,7 @@ def main() -> None:
             flat = [x for r in rounds for x in r]
             lat = [t for t, _ in flat]
             cpu = [(resp.get("run_result") or {}).get("cpu_time") or 0.0 for _, resp in flat]
-            ok = sum(verdict(resp) == f"Success/Finished/True" for _, resp in flat) / len(flat)
+            ok = sum(verdict(resp) == "Success/Finished/True" for _, resp in flat) / len(flat)
             stable = all([verdict(x) for _, x in r] == [verdict(x) for _, x in rounds[0]] for r in rounds)
             print(f"{c:>5} {len(flat) / elapsed:>8.2f} {statistics.median(lat):>7.2f} {pct(lat, 0.99):>7.2f} "
                   f"{statistics.median(cpu):>8.3f} {ok:>8.0%} {'yes' if stable else 'NO':>7}")
