@@ -23,6 +23,7 @@ import secrets
 import threading
 from typing import Any, Awaitable, Callable, Optional
 
+from pydantic import ValidationError
 from sandbox.client import SandboxClient
 from sandbox.errors import SandboxInfraError, SandboxRequestError
 from sandbox.models import CommandRunResult, CommandRunStatus, RunStatus, RunTestsRequest, RunTestsResponse
@@ -128,6 +129,8 @@ class _Judging:
             plan = build_plan(self.spec, self.code, stop_on_first_failure=self.stop)
         except TestDataError as exc:
             return self.whole(Verdict.test_data_error, str(exc))
+        except ValidationError as exc:  # e.g. a language name the sandbox API does not know
+            return self.whole(Verdict.test_data_error, f"the sandbox request is invalid: {exc}")
         self.nonce = plan.nonce
         return plan.request
 

@@ -102,3 +102,57 @@ def test_score_batch_async_bounded_concurrency():
     assert [j.verdict for j in js] == [Verdict.accepted, Verdict.accepted, Verdict.wrong_answer, Verdict.runtime_error]
     with pytest.raises(ValueError, match="concurrency"):
         asyncio.run(score_batch(specs, codes, concurrency=0))
+
+
+BAD_DATA = ['{"inputs": [], "outputs": []}', '{"inputs": ["1"]', '{"inputs": ["1","2"], "outputs": ["1"]}']
+
+
+@pytest.mark.parametrize("in_outs", BAD_DATA)
+def test_bug_005_bad_test_data_through_every_scorer(in_outs):
+    """BUG-005: empty, truncated or mismatched data: -1 / test_data_error / None, never a pass."""
+    results, meta = check_correctness(None, json.loads(in_outs) if in_outs.endswith("}") else in_outs, "print(1)")
+    assert results and all(r == -1 for r in results) and meta[0]["status"] == "test_data_error"
+    score = compute_score("apps", "print(1)", in_outs)
+    assert (score["verdict"], score["pass_rate"], score["acc"], score["infra_error"]) == \
+        ("test_data_error", None, False, True)
+    assert code_reward(["p"], ["print(1)"], input_output=[in_outs]) == [None]
+
+
+def refused_url():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+def test_bug_007_unreachable_sandbox_through_every_scorer(monkeypatch):
+    """BUG-007: a refused connection: check_correctness -1 with api_request_error, compute_score
+    infra_error (score masked by the caller), code_reward None."""
+    from reward.trl import make_code_reward
+    from sandbox import SandboxClient
+
+    monkeypatch.setenv("JUDGEBOX_CLIENT_MAX_ATTEMPTS", "2")
+    monkeypatch.setenv("JUDGEBOX_CLIENT_BACKOFF_INITIAL", "0")
+    monkeypatch.setenv("JUDGEBOX_CLIENT_BACKOFF_JITTER", "0")
+    url = refused_url()
+    results, meta = check_correctness(url + "/run_code", {"inputs": ["1\n"], "outputs": ["2\n"]}, "print(2)")
+    assert results == [-1] and meta[0]["status"] == "api_error" and meta[0]["api_request_error"]
+    score = compute_score("x", "print(2)", PLUS1.model_dump_json(), sandbox_fusion_url=url, infra_score=None)
+    assert (score["verdict"], score["infra_error"], score["score"], score["pass_rate"]) == ("infra_error", True, None, None)
+    with SandboxClient(url) as client:
+        assert make_code_reward(client=client)(["p"], ["print(2)"], ground_truth=[PLUS1.model_dump_json()]) == [None]
+
+
+def test_judging_over_real_http_matches_embedded(live_server):
+    """The same verdicts through a live judgebox server on loopback (one /run_tests per submission)."""
+    from reward import judge
+    from reward.spec import CallCase
+    from sandbox import SandboxClient
+
+    call = TestSpec(kind="call", fn_name="f", calls=[CallCase(args=[2], expected=4), CallCase(args=[3], expected=6)])
+    cpp = TestSpec(kind="stdio", language="cpp", stdio=[StdioCase(stdin="1\n", expected="2\n")])
+    with SandboxClient(live_server) as client:
+        assert judge(PLUS1, "print(int(input())+1)", client=client).verdict == Verdict.accepted
+        assert judge(call, "def f(x): return 2 * x", client=client).verdict == Verdict.accepted
+        assert judge(call, "import os\ndef f(x): os._exit(0)", client=client).verdict == Verdict.runtime_error
+        assert judge(cpp, "int main( {", client=client).verdict == Verdict.compile_error

@@ -209,3 +209,14 @@ def test_solution_cannot_read_the_tests_from_disk():
     code = "import os\ndef f():\n    return ' '.join(open(n).read() for n in sorted(os.listdir('.')) if os.path.isfile(n))"
     j = judge(spec, code)
     assert j.verdict == Verdict.wrong_answer
+
+
+def test_unknown_language_is_a_test_data_error_naming_the_field():
+    j = judge(stdio(("", ""), language="klingon"), "x")
+    assert j.verdict == Verdict.test_data_error and "language" in j.message
+
+
+def test_call_tests_need_fn_name_and_python():
+    assert judge(TestSpec(kind="call", calls=[CallCase(args=[], expected=1)]), "").verdict == Verdict.test_data_error
+    j = judge(call("f", ([], 1), language="cpp"), "int f(){return 1;}")
+    assert j.verdict == Verdict.test_data_error and "Python only" in j.message
