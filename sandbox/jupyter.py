@@ -46,7 +46,7 @@ from .models import (
     RunStatus,
     decode_files,
 )
-from .process import rlimit_preexec
+from .process import child_preexec
 
 #: Seconds a kernel may take to start and answer ``kernel_info`` (not counted in ``total_timeout``).
 KERNEL_STARTUP_TIMEOUT = 60.0
@@ -136,18 +136,12 @@ class _Session:
         km.write_connection_file()
         if iso.user is not None:
             os.chown(km.connection_file, iso.user, iso.group if iso.group is not None else iso.user)
-        limits = rlimit_preexec(ex.limits(self.request.total_timeout + KERNEL_STARTUP_TIMEOUT))
-
-        def child_setup() -> None:
-            limits()
-            if iso.preexec is not None:
-                iso.preexec()
-
+        child_setup = child_preexec(ex.limits(self.request.total_timeout + KERNEL_STARTUP_TIMEOUT),
+                                    iso.preexec, iso.user, iso.group)
         env = ex.env(self.workdir, iso, RECIPES["python"])
         with open(self.log_path, "wb") as log:
             km.start_kernel(cwd=self.workdir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                            preexec_fn=child_setup, user=iso.user, group=iso.group,
-                            extra_groups=[] if iso.user is not None else None)
+                            preexec_fn=child_setup)
         self.kc = km.client()
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=KERNEL_STARTUP_TIMEOUT)

@@ -175,6 +175,26 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
+def child_preexec(limits: RunLimits, preexec: Optional[Callable[[], None]] = None,
+                  user: Optional[int] = None, group: Optional[int] = None) -> Callable[[], None]:
+    """The whole pre-exec of a sandboxed child (also used for notebook kernels, :mod:`sandbox.jupyter`):
+    ``limits`` as rlimits, then ``preexec`` (cgroup join, namespaces; needs root), then the switch
+    to ``user``/``group`` (no supplementary groups) last."""
+    base = rlimit_preexec(limits)
+
+    def child_setup() -> None:
+        base()
+        if preexec is not None:
+            preexec()
+        if user is not None:  # last: joining a cgroup and unsharing need root
+            gid = user if group is None else group
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(user, user, user)
+
+    return child_setup
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -206,18 +226,7 @@ def run_process(
     Returns:
         a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set.
     """
-    base = rlimit_preexec(limits)
-
-    def child_setup() -> None:
-        base()
-        if preexec is not None:
-            preexec()
-        if user is not None:  # last: joining a cgroup and unsharing need root
-            gid = user if group is None else group
-            os.setgroups([])
-            os.setresgid(gid, gid, gid)
-            os.setresuid(user, user, user)
-
+    child_setup = child_preexec(limits, preexec, user, group)
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
