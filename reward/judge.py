@@ -258,8 +258,9 @@ class _Judging:
                                  message=message or first.stderr[-_HEAD:])
         failed = next((r for r in results if r.verdict != Verdict.accepted), None)
         verdict = Verdict.accepted if failed is None and results else (failed.verdict if failed else Verdict.skipped)
+        detail = (failed.stderr.strip() or failed.stdout.strip())[-_HEAD:] if failed else ""
         return Judgement(verdict=verdict, n_passed=n_passed, n_total=len(results), tests=results,
-                         message=message or (failed.stderr[-_HEAD:] if failed else ""))
+                         message=message or detail)
 
 
 def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[Verdict]:

@@ -19,7 +19,7 @@ not compile) or ``test_error`` (the tests do not compile). Exit status 0 only fo
 Defences: the tests are compiled as their own unit (a solution cannot swallow, comment out or
 redefine them); ``SystemExit``/``BaseException`` from the solution is an error; ``os._exit`` or
 any early exit leaves no marker; ``assert a == b`` is rewritten so an object whose Python-level
-``__eq__`` lies cannot equal a plain builtin value; unittest attributes the solution patches are
+``__eq__`` lies (Python code from outside the stdlib/site-packages) cannot equal a plain builtin value; unittest attributes the solution patches are
 restored and pinned on the test classes, and the number of test methods that ran must equal the
 number counted statically. Code in the same interpreter can still introspect this runner's frames
 (e.g. ``sys._getframe``): that deliberate attack is out of scope for an in-process harness.
@@ -29,8 +29,12 @@ import ast
 import json
 import os
 import sys
+import sysconfig
 import traceback
 import types
+
+#: Where trusted ``__eq__`` code lives (stdlib and installed packages, e.g. ``fractions.Fraction``).
+_TRUSTED = tuple(p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} if p)
 
 
 def count_tests(source):
@@ -65,14 +69,21 @@ def _plain(x, depth=0):
 
 
 def _python_eq(x, depth=0):
-    """True iff ``x`` (or something inside a builtin container) has a Python-level ``__eq__``."""
+    """True iff ``x`` (or something inside a builtin container) has an ``__eq__``/``__ne__`` written in
+    Python outside the stdlib and installed packages (so ``fractions.Fraction`` is trusted)."""
     if depth > 50:
         return True
     if isinstance(x, (list, tuple, set, frozenset)) and type(x) in _BUILTIN_EQ:
         return any(_python_eq(v, depth + 1) for v in x)
     if isinstance(x, dict) and type(x) is dict:
         return any(_python_eq(v, depth + 1) for v in x.values())
-    return hasattr(type(x).__eq__, "__code__") or hasattr(type(x).__ne__, "__code__")
+    return _untrusted(type(x).__eq__) or _untrusted(type(x).__ne__)
+
+
+def _untrusted(method):
+    """True iff ``method`` is Python code compiled outside the stdlib and installed packages."""
+    code = getattr(method, "__code__", None)
+    return code is not None and not code.co_filename.startswith(_TRUSTED)
 
 
 def judgebox_eq(a, b):

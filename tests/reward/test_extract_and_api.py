@@ -156,3 +156,17 @@ def test_judging_over_real_http_matches_embedded(live_server):
         assert judge(call, "def f(x): return 2 * x", client=client).verdict == Verdict.accepted
         assert judge(call, "import os\ndef f(x): os._exit(0)", client=client).verdict == Verdict.runtime_error
         assert judge(cpp, "int main( {", client=client).verdict == Verdict.compile_error
+
+
+def test_compute_score_is_time_boxed_and_thread_safe():
+    """total_timeout bounds the call (verdict unknown -> infra_error); parallel calls stay independent."""
+    import concurrent.futures
+
+    slow = TestSpec(kind="stdio", run_timeout=3, stdio=[StdioCase(stdin="", expected="1\n")]).model_dump_json()
+    boxed = compute_score("x", "import time\ntime.sleep(3)\nprint(1)", slow, total_timeout=0.5)
+    assert boxed["verdict"] == "infra_error" and boxed["infra_error"] is True
+    gt = PLUS1.model_dump_json()
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        scores = list(pool.map(lambda c: compute_score("x", c, gt)["score"],
+                               ["print(int(input())+1)", "print(0)"] * 3))
+    assert scores == [1.0, 0.0] * 3

@@ -220,3 +220,9 @@ def test_call_tests_need_fn_name_and_python():
     assert judge(TestSpec(kind="call", calls=[CallCase(args=[], expected=1)]), "").verdict == Verdict.test_data_error
     j = judge(call("f", ([], 1), language="cpp"), "int f(){return 1;}")
     assert j.verdict == Verdict.test_data_error and "Python only" in j.message
+
+
+def test_stdlib_types_with_python_eq_still_compare_honestly():
+    """Fraction's __eq__ is Python code from the stdlib: trusted, so a correct Fraction result passes."""
+    spec = TestSpec(kind="assert", asserts=["assert half() == 0.5"])
+    assert judge(spec, "from fractions import Fraction\ndef half():\n    return Fraction(1, 2)").passed
