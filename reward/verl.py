@@ -147,6 +147,8 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
             embedded), ``score_mode`` (``"binary"`` default, or ``"pass_rate"``), ``language``,
             ``extract_policy`` (``"last"``/``"first"``), ``stop_on_first_failure`` (binary mode
             only; default True), ``total_timeout`` (seconds for the whole call, default 600),
+            ``memory_limit_mb`` (MiB) and ``run_timeout`` (seconds per test) overriding the spec,
+            ``concurrent_semaphore`` (held while the sandbox runs this submission),
             ``infra_score`` (score reported when the verdict is unknown, default 0.0; check
             ``infra_error``).
 
@@ -159,21 +161,34 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
     extra_info = extra_info or {}
     language = kwargs.get("language") or extra_info.get("language") or "python"
     binary = kwargs.get("score_mode", "binary") != "pass_rate"
+    overrides: dict[str, Any] = {}
+    if kwargs.get("language") or extra_info.get("language"):
+        overrides["language"] = language
+    if kwargs.get("memory_limit_mb"):
+        overrides["memory_limit_MB"] = int(kwargs["memory_limit_mb"])
+    if kwargs.get("run_timeout"):
+        overrides["run_timeout"] = float(kwargs["run_timeout"])
     try:
-        spec = TestSpec.from_ground_truth(ground_truth)
-        if kwargs.get("language") or extra_info.get("language"):
-            spec = spec.model_copy(update={"language": language})
+        spec = TestSpec.from_ground_truth(ground_truth, **overrides)
     except TestDataError as exc:
         return _score(Judgement(verdict=Verdict.test_data_error, message=str(exc)), binary, kwargs)
     code = extract_code(solution_str or "", spec.language, kwargs.get("extract_policy", "last"))
     client = client_for(kwargs.get("sandbox_fusion_url") or kwargs.get("sandbox_url"))
     stop = binary and kwargs.get("stop_on_first_failure", True)
-    future = _pool.submit(judge, spec, code, client=client, stop_on_first_failure=stop)
+    future = _pool.submit(_judge_gated, kwargs.get("concurrent_semaphore"), spec, code, client, stop)
     try:
         j = future.result(timeout=float(kwargs.get("total_timeout", 600)))
     except concurrent.futures.TimeoutError:
         j = Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests, message="total_timeout exceeded")
     return _score(j, binary, kwargs)
+
+
+def _judge_gated(gate: Optional[threading.Semaphore], spec: TestSpec, code: str, client: SandboxClient,
+                 stop: bool) -> Judgement:
+    if gate is None:
+        return judge(spec, code, client=client, stop_on_first_failure=stop)
+    with gate:
+        return judge(spec, code, client=client, stop_on_first_failure=stop)
 
 
 def _score(j: Judgement, binary: bool, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -170,3 +170,17 @@ def test_compute_score_is_time_boxed_and_thread_safe():
         scores = list(pool.map(lambda c: compute_score("x", c, gt)["score"],
                                ["print(int(input())+1)", "print(0)"] * 3))
     assert scores == [1.0, 0.0] * 3
+
+
+@pytest.mark.parametrize("language,tag", [("cpp", "C++"), ("cpp", "cpp"), ("java", "Java"), ("go", "golang"),
+                                          ("nodejs", "JS"), ("nodejs", "javascript"), ("rust", "rs"), ("bash", "sh")])
+def test_each_sandbox_language_has_its_fence_tags(language, tag):
+    """A block tagged for the language wins over a python block, whatever the case of the tag."""
+    completion = f"```python\nprint('not this')\n```\n```{tag}\nTHE CODE\n```\n```text\noutput\n```"
+    assert extract_code(completion, language) == "THE CODE\n"
+    assert extract_code(completion, "python") == "print('not this')\n"
+
+
+def test_extract_policy_is_validated():
+    with pytest.raises(ValueError, match="policy"):
+        extract_code("x", policy="middle")
