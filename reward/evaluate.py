@@ -223,7 +223,10 @@ class Evaluation:
                 await asyncio.gather(*(score(s) for s in pending))
             finally:
                 bar.close()
-        return self.summary(samples, ks, wall_time_s=time.perf_counter() - start, results=done)
+        wall = time.perf_counter() - start
+        summary = self.summary(samples, ks, wall_time_s=wall, results=done)
+        summary.samples_per_s = len(pending) / wall if wall > 0 else None
+        return summary
 
     def summary(self, samples: list[Sample], ks: Iterable[int], *, wall_time_s: Optional[float] = None,
                 results: Optional[dict] = None) -> EvalSummary:

@@ -53,8 +53,8 @@ class EvalSummary(BaseModel):
     max_n: Optional[int] = None
     verdicts: dict[str, int] = Field(description="samples per verdict, excluded ones included")
     excluded: dict[str, int] = Field(description="samples left out of pass@k, by verdict")
-    wall_time_s: Optional[float] = None
-    samples_per_s: Optional[float] = None
+    wall_time_s: Optional[float] = Field(None, description="seconds this run spent scoring")
+    samples_per_s: Optional[float] = Field(None, description="samples scored by this run per second")
     problems: list[ProblemSummary] = Field(default_factory=list)
 
 
@@ -92,8 +92,7 @@ def summarize(dataset: str, task_ids: Iterable[str], results: Iterable[dict], ks
         n_passed=verdicts[Verdict.accepted.value], pass_at_k=passk.pass_at_k,
         pass_at_k_omitted=passk.omitted, min_n=passk.min_n, max_n=passk.max_n,
         verdicts=dict(verdicts.most_common()), excluded={v: verdicts[v] for v in UNSCORED if verdicts[v]},
-        wall_time_s=wall_time_s,
-        samples_per_s=(n_samples / wall_time_s) if wall_time_s else None, problems=problems)
+        wall_time_s=wall_time_s, problems=problems)
 
 
 def print_table(summary: EvalSummary, console=None) -> None:

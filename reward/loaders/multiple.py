@@ -38,8 +38,10 @@ def candidate(problem: Problem, completion: str) -> tuple[TestSpec, str]:
     A completion whose code restates the prompt's last line (the function header, whitespace
     ignored; the last fenced block that does, else the first) is judged as its own program with no
     prefix: from its start through the function body, cut at the first stop token after the header
-    (its own ``main``/tests are dropped; helpers after the function are lost, as in MultiPL-E). Any
-    other completion continues the prompt and is cut at the first stop token.
+    (its own ``main``/tests are dropped; helpers after the function are lost, as in MultiPL-E). The
+    tests rely on the prompt's imports, so Go programs get the prompt's missing imports and C++
+    programs the prompt's ``#include`` lines. Any other completion continues the prompt and is cut
+    at the first stop token.
     """
     header = next((ln for ln in reversed(problem.prompt.splitlines()) if ln.strip()), "")
     pattern = re.compile(r"\s*".join(map(re.escape, "".join(header.split()))))
@@ -52,6 +54,9 @@ def candidate(problem: Problem, completion: str) -> tuple[TestSpec, str]:
             program = code[:body_start] + cut_at_stop_tokens(code[body_start:], problem.stop_tokens)
             if problem.language == "go_test":
                 program = add_go_imports(program, go_imports(problem.prompt))
+            elif problem.language == "cpp":  # the tests use assert & co.; a repeated #include is harmless
+                program = "".join(ln + "\n" for ln in problem.prompt.splitlines()
+                                  if ln.lstrip().startswith("#include")) + program
             return problem.spec.model_copy(update={"prefix": ""}), program
     return problem.spec, cut_at_stop_tokens(problem.extract(completion), problem.stop_tokens)
 

@@ -186,3 +186,24 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     samples = write_samples(tmp_path / "s.jsonl", [("HumanEval/9999", "pass")])
     proc = judgebox("eval", "humaneval", "--samples", str(samples), cwd=tmp_path, check=False)
     assert proc.returncode == 2 and "'HumanEval/9999', which is not in the dataset" in proc.stderr
+
+
+@pytest.mark.parametrize("lang,good,bad", [
+    ("cpp", "HumanEval_1_separate_paren_groups", "HumanEval_65_circular_shift"),
+    ("java", "HumanEval_1_separate_paren_groups", "HumanEval_92_any_int"),
+    ("go", "HumanEval_1_separate_paren_groups", "HumanEval_65_circular_shift"),
+    ("js", "HumanEval_1_separate_paren_groups", "HumanEval_65_circular_shift"),
+    ("rs", "HumanEval_1_separate_paren_groups", "HumanEval_65_circular_shift"),
+    ("sh", "HumanEval_3_below_zero", "HumanEval_2_truncate_number"),
+])
+def test_multipl_e_model_solutions_are_judged_in_their_language(monkeypatch, tmp_path, lang, good, bad):
+    """MultiPL-E rows with their model-written gpt_solution (`--samples column:gpt_solution`): a
+    correct one passes and one that fails its asserts (checked by hand) fails, in each language."""
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
+    problems = [p for p in load_dataset(f"multipl-e-{lang}")[0] if p.task_id in (good, bad)]
+    evaluation = Evaluation(problems, tmp_path / "r.jsonl", concurrency=2, dataset=lang)
+    summary = asyncio.run(evaluation.run(dataset_samples(problems, "column:gpt_solution"), [1], progress=False))
+    rows = load_results(tmp_path / "r.jsonl")
+    assert rows[(good, 0)]["verdict"] == "accepted", rows[(good, 0)]["message"]
+    assert rows[(bad, 0)]["verdict"] in ("runtime_error", "wrong_answer"), rows[(bad, 0)]["message"]
+    assert summary.pass_at_k == {"pass@1": 0.5}

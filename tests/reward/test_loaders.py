@@ -265,3 +265,13 @@ def test_multipl_e_go_program_gets_the_imports_its_tests_need():
     _, code = p.candidate(p.columns["gpt_solution"])
     assert code.startswith('package separate_paren_groups_test\nimport "fmt"\n')
     assert '"strings"' in code
+
+
+def test_multipl_e_cpp_program_gets_the_prompt_includes():
+    """The C++ tests use assert from the prompt's #include lines, which a restated program may omit."""
+    p = load_dataset("multipl-e-cpp")[0][0]
+    spec, code = p.candidate("```cpp\nbool has_close_elements(std::vector<float> numbers, float threshold) {\n"
+                             "    return false;\n}\n```")
+    assert spec.prefix == ""
+    assert code == "#include<assert.h>\n#include<bits/stdc++.h>\nbool has_close_elements(std::vector<float> " \
+                   "numbers, float threshold) {\n    return false;"
