@@ -39,18 +39,24 @@ class Executor:
         settings: limits and isolation switches (default: :class:`SandboxSettings` from env).
 
     The installed languages and the toolchain environment are probed once, here, not per request.
+    A language whose toolchain the per-run uid cannot execute (e.g. under a 0700 ``/root``) is not
+    offered: it answers ``SandboxError`` saying which folder to open.
     """
 
     def __init__(self, settings: Optional[SandboxSettings] = None) -> None:
         self.settings = settings or SandboxSettings()
         python = self.settings.python
-        self.isolation = Isolation(self.settings, [RECIPES[n].executable(python) for n in installed_languages(python)])
+        found = {name: RECIPES[name].executable(python) for name in installed_languages(python)}
+        self.isolation = Isolation(self.settings, sorted(set(found.values())))
+        blocked = self.isolation.unreachable if self.isolation.uids else {}
+        #: languages whose toolchain the run uid cannot execute: name -> (program, folder lacking o+x)
+        self._blocked = {n: (p, blocked[p]) for n, p in found.items() if p in blocked}
+        self._installed = tuple(n for n in found if n not in self._blocked)
         self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox")
         os.makedirs(self.root, mode=0o711, exist_ok=True)
         self.gocache = os.path.join(self.root, ".gocache")
         os.makedirs(self.gocache, mode=0o777, exist_ok=True)
         os.chmod(self.gocache, 0o777)
-        self._installed = tuple(installed_languages(self.settings.python))
         self._base_env = toolchain_env()
 
     # ----------------------------------------------------------------------------- building blocks
@@ -94,8 +100,12 @@ class Executor:
         """``None`` if ``language`` can run here, else the SandboxError message listing installed ones."""
         if language in self._installed:
             return None
-        return (f"language {language!r} is not installed on this sandbox; installed: "
-                f"{', '.join(self._installed)}")
+        installed = f"installed: {', '.join(self._installed)}"
+        if language in self._blocked:
+            program, folder = self._blocked[language]
+            return (f"language {language!r} is not usable on this sandbox: its toolchain {program} is not "
+                    f"executable by the run user ({folder} lacks o+x; chmod o+x {folder}); {installed}")
+        return f"language {language!r} is not installed on this sandbox; {installed}"
 
     @contextlib.contextmanager
     def workdir(self, files: dict[str, bytes], uid: Optional[int] = None) -> Iterator[str]:
