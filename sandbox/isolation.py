@@ -19,8 +19,9 @@ Protections, strongest available first:
   ``/proc/<server>/environ``. The environment is an allow-list (see :mod:`sandbox.executor`).
 * network: a fresh network namespace (``unshare(CLONE_NEWNET)``, loopback up) unless
   ``allow_network``; only possible with ``CAP_SYS_ADMIN``.
-* cleanup: every process of the run (cgroup members, else every task of the run uid) is killed and
-  the cgroup removed when the request ends.
+* cleanup: every process of the run (cgroup members, else every task of the run uid) is killed, the
+  cgroup removed, and what the run uid left in ``/tmp``, ``/var/tmp`` and ``/dev/shm`` deleted
+  when the request ends.
 """
 
 from __future__ import annotations
@@ -140,6 +141,37 @@ def tasks_of_uid(uid: int) -> list[int]:
 def kill_uid(uid: int, deadline_s: float = 5.0) -> bool:
     """SIGKILL every process of ``uid`` until none is left (``True``) or the deadline passes."""
     return kill_until_gone(lambda: tasks_of_uid(uid), deadline_s)
+
+
+#: World-writable folders where a program can leave files outside its own folder.
+SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def remove_files_of(uid: int, folders: Sequence[str] = SHARED_TMP) -> int:
+    """Delete the entries directly in ``folders`` that ``uid`` owns, with all they contain.
+
+    Called when a request ends, after its processes are killed, so that a run uid leaves nothing
+    behind in ``/tmp``-like folders (the run's own folder is removed by the executor). Returns the
+    number of entries removed; errors are ignored (an entry may vanish meanwhile).
+    """
+    removed = 0
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+                removed += 1
+            except OSError:
+                pass
+    return removed
 
 
 class UidPool:
@@ -265,6 +297,8 @@ class Isolation:
             self._reachable_roots.add(workdir)
         with contextlib.ExitStack() as stack:
             uid = stack.enter_context(self.uids.lease()) if self.uids else None
+            if uid is not None:
+                stack.callback(remove_files_of, uid)  # runs after the kill below (LIFO)
             cg = None
             if self.cgroups:
                 try:

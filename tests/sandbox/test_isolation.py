@@ -189,6 +189,18 @@ def test_escaped_process_cgroup_and_folder_are_removed(server):
         assert left == []
 
 
+@needs_root
+def test_files_left_in_shared_tmp_folders_are_removed(server):
+    """A run uid's files in /tmp, /var/tmp and /dev/shm (outside its folder) go with the request."""
+    marker = "jb-left-" + secrets.token_hex(6)
+    code = (f"import os\nfor d in ('/tmp', '/var/tmp', '/dev/shm'):\n    os.makedirs(f'{{d}}/{marker}/deep')\n"
+            f"    open(f'{{d}}/{marker}/deep/f', 'w').write('x')\nopen('/tmp/{marker}.txt', 'w').write('x')\nprint('left')")
+    r = run(server, code)
+    assert (r["status"], r["run_result"]["stdout"]) == ("Success", "left\n"), r
+    leftovers = [p for d in ("/tmp", "/var/tmp", "/dev/shm") for p in os.listdir(d) if marker in p]
+    assert leftovers == []
+
+
 def test_languages_report_toolchain_versions(server):
     langs = httpx.get(f"{server.url}/languages").json()
     assert langs["python"].startswith("Python 3.")
