@@ -26,6 +26,7 @@ from typing import Any, Iterable, Optional
 from pydantic import BaseModel
 from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
 
+from reward.judge import ajudge
 from reward.loaders import Problem, read_rows
 from reward.report import EvalSummary, summarize
 from reward.verdict import Judgement, Verdict
@@ -142,13 +143,16 @@ class Evaluation:
         retries: extra attempts for a sample whose judgement is ``infra_error``.
         stop_on_first_failure: stop a sample's tests at the first failure (faster, less detail).
         dataset: the name shown in the summary.
+
+    Raises:
+        ValueError: ``concurrency < 1`` or ``retries < 0``.
     """
 
     def __init__(self, problems: list[Problem], results_path: Path, *, client=None,
                  concurrency: int = 8, retries: int = 2, stop_on_first_failure: bool = False,
                  dataset: str = "dataset") -> None:
-        if concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if concurrency < 1 or retries < 0:
+            raise ValueError(f"--concurrency must be >= 1 and --retries >= 0; got {concurrency} and {retries}")
         self.problems = {p.task_id: p for p in problems}
         self.results_path = Path(results_path)
         self.client = client
@@ -159,8 +163,6 @@ class Evaluation:
 
     async def judge_sample(self, sample: Sample) -> dict[str, Any]:
         """Judge one sample (with retries on ``infra_error``) and return its results row."""
-        from reward.judge import ajudge
-
         problem = self.problems[sample.task_id]
         start = time.perf_counter()
         if problem.spec is None:

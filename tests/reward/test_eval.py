@@ -24,11 +24,17 @@ JUDGEBOX = [sys.executable, "-m", "judgebox.cli"]
 VOLATILE = {"wall_time_s", "samples_per_s"}
 
 
-def judgebox(*args, cwd, check=True, timeout=600):
+def embedded_env() -> dict:
+    """The environment of a `judgebox` subprocess: shared data, the embedded sandbox."""
     env = dict(os.environ, JUDGEBOX_DATA_DIR=str(DATA))
     env.pop("JUDGEBOX_SANDBOX_URL", None)
     env.pop("SANDBOX_FUSION_ENDPOINT", None)
-    proc = subprocess.run([*JUDGEBOX, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return env
+
+
+def judgebox(*args, cwd, check=True, timeout=600):
+    proc = subprocess.run([*JUDGEBOX, *args], cwd=cwd, env=embedded_env(), capture_output=True, text=True,
+                          timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(f"judgebox {args} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -81,9 +87,8 @@ def test_kill_mid_run_then_resume_gives_the_same_summary_and_scores_nothing_twic
             "--no-progress"]
     judgebox(*args, "--results", "full.jsonl", "--summary", "full.json", cwd=tmp_path)
 
-    env = dict(os.environ, JUDGEBOX_DATA_DIR=str(DATA))
     proc = subprocess.Popen([*JUDGEBOX, *args, "--results", "part.jsonl", "--summary", "part.json"],
-                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            cwd=tmp_path, env=embedded_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = tmp_path / "part.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -207,3 +212,5 @@ def test_multipl_e_model_solutions_are_judged_in_their_language(monkeypatch, tmp
     assert rows[(good, 0)]["verdict"] == "accepted", rows[(good, 0)]["message"]
     assert rows[(bad, 0)]["verdict"] in ("runtime_error", "wrong_answer"), rows[(bad, 0)]["message"]
     assert summary.pass_at_k == {"pass@1": 0.5}
+    proc = judgebox("eval", "humaneval", "--samples", "gold", "--concurrency", "0", cwd=tmp_path, check=False)
+    assert proc.returncode == 2 and "--concurrency must be >= 1" in proc.stderr
