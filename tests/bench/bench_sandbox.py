@@ -9,9 +9,10 @@ Rows, for each concurrency (default 1, 8, 64):
   ``httpx.AsyncClient`` requests.
 
 The figure to drive down is the per-request overhead above the floor at concurrency 1
-(``p50(embedded) - p50(floor)``, and the same for HTTP). Run it on a quiet machine::
+(``p50(embedded) - p50(floor)``, and the same for HTTP). The three modes run in interleaved rounds
+so that load from other processes skews them alike; still, run it on a quiet machine::
 
-    python tests/bench/bench_sandbox.py [--requests 200] [--concurrency 1 8 64]
+    python tests/bench/bench_sandbox.py [--requests 200] [--concurrency 1 8 64] [--rounds 5]
 
 Not collected by pytest (the file name does not start with ``test_``). Prints a table; asserts only
 that every request succeeded with stdout ``"1\\n"`` (a benchmark of wrong answers is worthless).
@@ -22,12 +23,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import os
+import resource
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 import httpx
 
@@ -37,6 +40,16 @@ sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for conftes
 from conftest import start_live_server  # noqa: E402
 
 BODY = {"code": "print(1)", "language": "python"}
+
+
+def cpu_seconds(pid: Optional[int] = None) -> float:
+    """CPU seconds (user + system) of this process or ``pid``, plus those of its reaped children."""
+    if pid is None:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -84,6 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=200, help="requests per row")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 64])
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds the requests are split into")
     args = parser.parse_args()
 
     settings = SandboxSettings()
@@ -104,21 +118,40 @@ def main() -> None:
         for call in (floor, embedded):  # warm caches (page cache, imports, uid pool)
             call()
         over_http(server.url, 4, 2)
+        per_round = max(1, args.requests // args.rounds)
         for c in args.concurrency:
-            for name, run in (("floor", lambda c=c: threaded(floor, args.requests, c)),
-                              ("embedded", lambda c=c: threaded(embedded, args.requests, c)),
-                              ("http", lambda c=c: over_http(server.url, args.requests, c))):
-                wall, lat = run()
-                rows.append((c, name, args.requests / wall, statistics.median(lat), percentile(lat, 99)))
+            modes = {"floor": lambda n, c=c: threaded(floor, n, c),
+                     "embedded": lambda n, c=c: threaded(embedded, n, c),
+                     "http": lambda n, c=c: over_http(server.url, n, c)}
+            walls = {name: 0.0 for name in modes}
+            cpus = {name: 0.0 for name in modes}
+            lats: dict[str, list[float]] = {name: [] for name in modes}
+            for _ in range(args.rounds):  # interleaved, so that load from others hits every mode alike
+                for name, run in modes.items():
+                    pid = server.process.pid if name == "http" else None
+                    cpu = cpu_seconds(pid)
+                    wall, lat = run(per_round)
+                    cpus[name] += cpu_seconds(pid) - cpu
+                    walls[name] += wall
+                    lats[name] += lat
+            for name in modes:
+                lat = lats[name]
+                rows.append((c, name, len(lat) / walls[name], statistics.median(lat), percentile(lat, 99),
+                             cpus[name] / len(lat)))
     finally:
         server.stop()
 
     print(f"python: {python}; max_concurrency: {settings.max_concurrency}; requests per row: {args.requests}")
-    print(f"{'conc':>5} {'mode':<9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'p50 over floor ms':>18}")
-    floors = {c: p50 for c, name, _, p50, _ in rows if name == "floor"}
-    for c, name, rps, p50, p99 in rows:
-        over = "" if name == "floor" else f"{(p50 - floors[c]) * 1000:+.1f}"
-        print(f"{c:>5} {name:<9} {rps:>8.1f} {p50 * 1000:>8.1f} {p99 * 1000:>8.1f} {over:>18}")
+    print("cpu ms/req: CPU of the caller (floor, embedded) or of the server (http), children included;"
+          " unlike latency it hardly moves with load from other processes")
+    print(f"{'conc':>5} {'mode':<9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'p50 over floor':>15}"
+          f" {'cpu ms/req':>11} {'cpu over floor':>15}")
+    floors = {c: (p50, cpu) for c, name, _, p50, _, cpu in rows if name == "floor"}
+    for c, name, rps, p50, p99, cpu in rows:
+        over = "" if name == "floor" else f"{(p50 - floors[c][0]) * 1000:+.1f}"
+        cpu_over = "" if name == "floor" else f"{(cpu - floors[c][1]) * 1000:+.1f}"
+        print(f"{c:>5} {name:<9} {rps:>8.1f} {p50 * 1000:>8.1f} {p99 * 1000:>8.1f} {over:>15}"
+              f" {cpu * 1000:>11.1f} {cpu_over:>15}")
 
 
 if __name__ == "__main__":
