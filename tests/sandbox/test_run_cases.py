@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 
+import httpx
 import pytest
 import sandbox_fusion
 
@@ -170,8 +171,6 @@ def test_bug042a_non_ascii_output_under_a_C_locale_server(local_sandbox, live_se
     body = {"code": "print('héllo ✓ 你好')", "language": "python"}
     c_locale = {"LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": "ascii"}
     server = live_server_factory(env=c_locale)
-    import httpx
-
     over_http = RunCodeResponse.model_validate(httpx.post(f"{server.url}/run_code", json=body, timeout=60).json())
     for name, value in c_locale.items():
         monkeypatch.setenv(name, value)
@@ -245,3 +244,14 @@ def test_bug046_stdout_is_the_program_output_only(run_code):
     official = sandbox_fusion.RunCodeResponse(**wire)  # the official client's own model validates it
     assert official.run_result.stdout == "4\n"
     assert official.status == sandbox_fusion.RunStatus.Success
+
+
+def test_bug041_output_cap_is_configurable(live_server_factory):
+    """BUG-041 (kind): the cap is settings, not code: JUDGEBOX_OUTPUT_LIMIT_BYTES=4096 keeps exactly
+    4096 bytes of a 13,893-byte output, flags it, and the program still succeeds."""
+    server = live_server_factory(env={"JUDGEBOX_OUTPUT_LIMIT_BYTES": "4096"})
+    body = httpx.post(f"{server.url}/run_code", timeout=60,
+                      json={"code": "for i in range(1, 3001):\n    print(i)", "language": "python"}).json()
+    assert body["status"] == "Success"
+    assert len(body["run_result"]["stdout"].encode()) == 4096
+    assert body["run_result"]["stdout_truncated"] is True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 
 import httpx
 import pytest
@@ -162,12 +163,14 @@ def test_files_in_and_fetch_files_out(live_server):
     assert body["files"] == {"out.txt": base64.b64encode(b"cba").decode()}
 
 
-def test_each_request_gets_a_fresh_working_directory(live_server):
-    """A file written by one request is not there for the next."""
+def test_each_request_gets_a_fresh_working_directory_removed_afterwards(live_server):
+    """A file written by one request is not there for the next, and the directory is gone after."""
     post = lambda code: httpx.post(f"{live_server}/run_code", json={"code": code, "language": "python"},
                                    timeout=30).json()
-    post("open('left.txt', 'w').write('x')")
+    first = post("import os\nopen('left.txt', 'w').write('x')\nprint(os.getcwd())")
     assert post("import os\nprint(sorted(os.listdir('.')))")["run_result"]["stdout"] == "['main.py']\n"
+    workdir = first["run_result"]["stdout"].strip()
+    assert workdir.startswith("/") and not os.path.exists(workdir)
 
 
 BAD_BODIES = [
