@@ -35,8 +35,8 @@ def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:
 def candidate(problem: Problem, completion: str) -> tuple[TestSpec, str]:
     """The spec and code to judge for a MultiPL-E completion.
 
-    A completion whose code restates the prompt's last line (the function header, whitespace
-    ignored; the last fenced block that does, else the first) is judged as its own program with no
+    A completion whose code restates the prompt's function header (its last line up to the opening
+    parenthesis, whitespace ignored; the last fenced block that does, else the first) is judged as its own program with no
     prefix: from its start through the function body, cut at the first stop token after the header
     (its own ``main``/tests are dropped; helpers after the function are lost, as in MultiPL-E). The
     tests rely on the prompt's imports, so Go programs get the prompt's missing imports and C++
@@ -44,6 +44,7 @@ def candidate(problem: Problem, completion: str) -> tuple[TestSpec, str]:
     at the first stop token.
     """
     header = next((ln for ln in reversed(problem.prompt.splitlines()) if ln.strip()), "")
+    header = header[: header.index("(") + 1] if "(" in header else header  # parameter names may differ
     pattern = re.compile(r"\s*".join(map(re.escape, "".join(header.split()))))
     for policy in ("last", "first"):
         code = problem.extract(completion, policy)

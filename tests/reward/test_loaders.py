@@ -275,3 +275,11 @@ def test_multipl_e_cpp_program_gets_the_prompt_includes():
     assert spec.prefix == ""
     assert code == "#include<assert.h>\n#include<bits/stdc++.h>\nbool has_close_elements(std::vector<float> " \
                    "numbers, float threshold) {\n    return false;"
+
+
+def test_multipl_e_header_match_ignores_renamed_parameters():
+    """A restated function whose parameters were renamed is still the model's own program."""
+    p = next(p for p in load_dataset("multipl-e-cpp")[0] if p.task_id == "HumanEval_10_make_palindrome")
+    spec, code = p.candidate(p.columns["gpt_solution"])
+    assert spec.prefix == "" and "std::string make_palindrome(std::string s) {" in code
+    assert "int main" not in code
