@@ -139,3 +139,21 @@ def test_malformed_jupyter_requests_are_422(live_server):
     assert r.status_code == 422 and "cell_timeout" in r.text
     r = httpx.post(f"{live_server}/run_jupyter", json={"cells": ["1"], "files": {"/etc/x": ""}}, timeout=30)
     assert r.status_code == 422 and "files" in r.text
+
+
+def test_repeated_notebooks_leak_no_fds_threads_or_children(local_sandbox):
+    """Each kernel, its sockets and its client threads are released: after 6 notebooks (one timing
+    out) this process's fds, threads and children are back at baseline."""
+    import os
+
+    from procs import children, open_fds
+
+    pid = os.getpid()
+    local_sandbox.run_jupyter({"cells": ["1"]})
+    fds, threads, kids = open_fds(pid), len(os.listdir("/proc/self/task")), children(pid)
+    for i in range(6):
+        cells = ["import time; time.sleep(30)"] if i == 3 else ["print(1)"]
+        local_sandbox.run_jupyter({"cells": cells, "cell_timeout": 1})
+    assert open_fds(pid) - fds <= 2
+    assert len(os.listdir("/proc/self/task")) - threads <= 2
+    assert children(pid) - kids <= 0
