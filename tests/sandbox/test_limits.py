@@ -7,6 +7,7 @@ values; the resource bombs (memory, fork, disk) end as ``Failed`` and leave the 
 from __future__ import annotations
 
 import functools
+import os
 import resource
 import shutil
 
@@ -153,3 +154,57 @@ def test_disk_filler_stops_at_the_file_size_limit(run_code):
     r = run_code({"code": code, "language": "python", "run_timeout": 20})
     assert (r.status, r.run_result.status, r.run_result.return_code) == ("Failed", "Finished", 1), r
     assert "File too large" in r.run_result.stderr
+
+
+def test_open_files_are_capped_at_1024(local_sandbox):
+    """RLIMIT_NOFILE: a descriptor leak ends in EMFILE (24) below 1024 open files."""
+    code = ("import os\nfds = []\ntry:\n    while True:\n        fds.append(os.open('/dev/null', os.O_RDONLY))\n"
+            "except OSError as e:\n    print(len(fds) < 1024, e.errno)")
+    r = local_sandbox.run_code({"code": code, "language": "python"})
+    assert (r.status, r.run_result.stdout) == ("Success", "True 24\n"), r
+
+
+# --- the no-cgroup fallback (unprivileged containers): rlimits and the run uid -------------------
+
+@pytest.fixture(scope="module")
+def no_cgroups() -> LocalSandbox:
+    """An embedded sandbox told not to use cgroups, as where /sys/fs/cgroup is read-only."""
+    sandbox = LocalSandbox(use_cgroups=False)
+    assert sandbox.executor.isolation.describe()["memory_limit"] == "rlimit_data"
+    return sandbox
+
+
+def test_fallback_numpy_still_starts_under_512MiB(no_cgroups):
+    """BUG-038 (a) without cgroups: RLIMIT_DATA (never RLIMIT_AS) lets numpy start."""
+    r = no_cgroups.run_code({"code": "import numpy as np\nprint(int(np.arange(4).sum()))",
+                             "language": "python", "memory_limit_MB": 512})
+    assert (r.status, r.run_result.stdout) == ("Success", "6\n"), r
+
+
+def test_fallback_memory_bomb_fails_with_the_programs_own_error(no_cgroups):
+    """BUG-037 (b) without cgroups: the allocation is refused (MemoryError, rc 1): Failed; the
+    fallback does not claim ``memory_exceeded`` since no limit hit was observed by the sandbox."""
+    r = no_cgroups.run_code({"code": "a = []\nwhile True:\n    a.append(' ' * 10**6)", "language": "python",
+                             "memory_limit_MB": 512, "run_timeout": 5})
+    assert (r.status, r.run_result.return_code, r.run_result.memory_exceeded) == ("Failed", 1, False), r
+    assert r.run_result.stderr.rstrip().endswith("MemoryError")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="per-run uids need root")
+def test_fallback_fork_loop_and_escaped_daemon_under_a_run_uid():
+    """Without cgroups, root runs each request as its own uid: RLIMIT_NPROC caps a fork loop and
+    the uid sweep kills a daemon that left the process group."""
+    from test_isolation import reachable_python
+
+    sandbox = LocalSandbox(use_cgroups=False, python=reachable_python())
+    assert sandbox.executor.isolation.describe()["process_limit"] == "rlimit_nproc"
+    code = ("import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n"
+            "            time.sleep(30)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n"
+            "    print(n < 256, e.errno)")
+    r = sandbox.run_code({"code": code, "language": "python", "run_timeout": 10})
+    assert (r.status, r.run_result.stdout) == ("Success", "True 11\n"), r
+    marker = unique_sleep()
+    r = sandbox.run_code({"code": f"import subprocess\nsubprocess.Popen(['sleep', '{marker}'], "
+                                  f"start_new_session=True)\nprint('spawned')", "language": "python"})
+    assert r.run_result.stdout == "spawned\n"
+    assert alive_with(marker) == []
