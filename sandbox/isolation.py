@@ -230,15 +230,12 @@ class Isolation:
         root = os.geteuid() == 0
         self.cgroups = cgroups.detect() if settings.use_cgroups else None
         self.unreachable = {p: b for p in toolchains if (b := blocked_for_others(p)) and shutil.which(p)}
-        blocked = self.unreachable.get(settings.python)
-        self.uid_note = (None if not root or not settings.isolate_user or not blocked else
-                         f"disabled: the python interpreter {settings.python} is not executable by "
-                         f"other users ({blocked} lacks o+x); chmod o+x {blocked} or pass --python")
+        self.uid_note = self._uid_obstacle() if root and settings.isolate_user else None
         if self.uid_note:
             log.warning("per-run uid %s", self.uid_note)
         self.uids = (UidPool(settings.uid_base, settings.uid_count,
                              os.path.join(tempfile.gettempdir(), "judgebox-uids"))
-                     if root and settings.isolate_user and not blocked else None)
+                     if root and settings.isolate_user and not self.uid_note else None)
         self.network_namespace = not settings.allow_network and _probe_network_namespace()
         self.memory_ceiling_MB = cgroups.memory_ceiling_bytes(self.cgroups) >> 20
         self._nproc_shared: Optional[int] = None
@@ -247,6 +244,21 @@ class Isolation:
             # RLIMIT_NPROC counts every task of the real uid: leave room for the server and its peers
             self._nproc_shared = (len(tasks_of_uid(os.getuid())) + 64
                                   + settings.max_processes * settings.max_concurrency)
+
+    def _uid_obstacle(self) -> Optional[str]:
+        """Why per-run uids cannot be used here (``None`` if they can): the interpreter is not
+        executable by other users, or switching uid is refused (no ``CAP_SETUID``)."""
+        python = self.settings.python
+        blocked = self.unreachable.get(python)
+        if blocked:
+            return (f"disabled: the python interpreter {python} is not executable by other users "
+                    f"({blocked} lacks o+x); chmod o+x {blocked} or pass --python")
+        uid = self.settings.uid_base
+        try:
+            subprocess.run(["true"], user=uid, group=uid, extra_groups=[], check=True, timeout=10)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"disabled: switching to uid {uid} failed ({exc}); the server lacks CAP_SETUID/CAP_SETGID"
+        return None
 
     def describe(self) -> dict[str, object]:
         """Which protections are active (served at ``GET /health``)."""

@@ -14,6 +14,7 @@ import shutil
 import socket
 import tempfile
 import threading
+import sys
 import time
 
 import httpx
@@ -219,3 +220,22 @@ def test_unreachable_workdir_root_is_an_infrastructure_error():
             sandbox.run_code({"code": "print(1)", "language": "python"})
     finally:
         shutil.rmtree(root)
+
+
+@needs_root
+@pytest.mark.skipif(not shutil.which("capsh"), reason="capsh (libcap2-bin) not installed")
+def test_without_capabilities_protections_degrade_visibly():
+    """In a container without CAP_SETUID/CAP_SETGID/CAP_SYS_ADMIN the uid switch and the network
+    namespace are off, /health-style ``describe()`` says why, and programs still run correctly."""
+    import subprocess
+
+    script = ("from sandbox import LocalSandbox\n"
+              f"sb = LocalSandbox(python={reachable_python()!r})\n"
+              "d = sb.executor.isolation.describe()\n"
+              "print(d['unprivileged_user'], d['network_namespace'], 'CAP_SETUID' in d['unprivileged_user_note'])\n"
+              "r = sb.run_code({'code': 'import os; print(os.getuid())', 'language': 'python'})\n"
+              "print(r.status.value, r.run_result.stdout.strip())\n")
+    out = subprocess.run(["capsh", "--drop=cap_setuid,cap_setgid,cap_sys_admin", "--",
+                          "-c", f"exec {sys.executable} -c \"$0\"", script],
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.splitlines()[-2:] == ["False False True", "Success 0"], out.stdout + out.stderr
