@@ -283,3 +283,15 @@ def test_multipl_e_header_match_ignores_renamed_parameters():
     spec, code = p.candidate(p.columns["gpt_solution"])
     assert spec.prefix == "" and "std::string make_palindrome(std::string s) {" in code
     assert "int main" not in code
+
+
+def test_verl_round_trip_keeps_multipl_e_stop_tokens(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reward.loaders.verl import to_row
+
+    problems = load_dataset("multipl-e-sh")[0][:3]
+    pq.write_table(pa.Table.from_pylist([to_row(p, i) for i, p in enumerate(problems)]), tmp_path / "sh.parquet")
+    back = load_problems(tmp_path / "sh.parquet", "verl")
+    assert [(p.stop_tokens, p.spec, p.language) for p in back] == [(p.stop_tokens, p.spec, p.language) for p in problems]
