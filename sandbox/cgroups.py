@@ -93,6 +93,36 @@ class CgroupHost:
             raise
 
 
+    def remove_stale(self) -> int:
+        """Kill and remove run cgroups left by servers that died (their pid no longer exists).
+
+        Returns the number of folders removed. Called once when an executor starts.
+        """
+        removed = 0
+        for version_dir in dict.fromkeys(self.dirs.values()):
+            for name in os.listdir(version_dir):
+                parts = name.split("-")
+                if len(parts) != 3 or parts[0] != "run" or not parts[1].isdigit():
+                    continue
+                if _alive(int(parts[1])):
+                    continue
+                paths = {c: os.path.join(d, name) for c, d in self.dirs.items()
+                         if os.path.isdir(os.path.join(d, name))}
+                RunCgroup(self.version, paths).remove()
+                removed += len(set(paths.values()))
+        return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
 _counter = itertools.count()
 
 

@@ -229,6 +229,8 @@ class Isolation:
         toolchains = (settings.python, *toolchains)
         root = os.geteuid() == 0
         self.cgroups = cgroups.detect() if settings.use_cgroups else None
+        if self.cgroups:
+            self.cgroups.remove_stale()
         self.unreachable = {p: b for p in toolchains if (b := blocked_for_others(p)) and shutil.which(p)}
         self.uid_note = self._uid_obstacle() if root and settings.isolate_user else None
         if self.uid_note:

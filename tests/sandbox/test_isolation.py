@@ -239,3 +239,36 @@ def test_without_capabilities_protections_degrade_visibly():
                           "-c", f"exec {sys.executable} -c \"$0\"", script],
                          capture_output=True, text=True, timeout=120)
     assert out.stdout.splitlines()[-2:] == ["False False True", "Success 0"], out.stdout + out.stderr
+
+
+@needs_root
+def test_run_cgroups_of_a_dead_server_are_killed_and_removed_at_start():
+    """A server that died mid-run leaves ``run-<pid>-<n>`` cgroups with live programs in them; the
+    next executor to start kills those programs and removes the folders."""
+    import subprocess
+
+    from sandbox import LocalSandbox
+
+    host = cgroups.detect()
+    if host is None:
+        pytest.skip("no writable cgroup hierarchy")
+    dead_pid = next(p for p in range(4_194_000, 4_194_300) if not os.path.exists(f"/proc/{p}"))
+    name = f"run-{dead_pid}-0"
+    marker = unique_sleep()
+    orphan = subprocess.Popen(["sleep", marker])
+    folders = []
+    for folder in dict.fromkeys(host.dirs.values()):
+        os.mkdir(os.path.join(folder, name))
+        folders.append(os.path.join(folder, name))
+        with open(os.path.join(folder, name, "cgroup.procs"), "w") as f:
+            f.write(str(orphan.pid))
+    try:
+        LocalSandbox(python=reachable_python())
+        assert orphan.wait(10) == -9
+        assert [f for f in folders if os.path.exists(f)] == []
+    finally:
+        orphan.kill()
+        orphan.wait()
+        for f in folders:
+            if os.path.exists(f):
+                os.rmdir(f)
