@@ -1,0 +1,52 @@
+# The judgebox executor: a SandboxFusion-compatible server with every language toolchain the
+# executor supports. Build from the repository root:
+#   docker build -f docker/executor.Dockerfile -t judgebox-executor .
+# Build arguments:
+#   BASE_IMAGE  any Debian bookworm image whose `python3 -m venv` works (python:3.11-slim-bookworm,
+#               or the debootstrap image scripts/docker-setup.sh imports for offline builds).
+#   WHEELHOUSE  a folder in the build context; if it holds a judgebox wheel, judgebox and its
+#               dependencies install from it with no index (offline); otherwise from PyPI.
+ARG BASE_IMAGE=python:3.11-slim-bookworm
+FROM ${BASE_IMAGE}
+
+ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
+# One layer with every toolchain (Debian packages; the apt lists are dropped to keep it small).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless nodejs golang-go rustc \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
+
+# Programs run as this unprivileged user; the server (root in the container, no extra capabilities)
+# switches to it for every run.
+RUN groupadd --system --gid 10001 sandbox \
+ && useradd --system --uid 10001 --gid sandbox --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin sandbox
+
+ARG WHEELHOUSE=docker/wheelhouse
+COPY ${WHEELHOUSE}/ /tmp/wheels/
+COPY docker/requirements-image.txt /tmp/src/docker/requirements-image.txt
+COPY pyproject.toml README.md /tmp/src/
+COPY sandbox /tmp/src/sandbox
+COPY reward /tmp/src/reward
+COPY agent /tmp/src/agent
+COPY judgebox /tmp/src/judgebox
+RUN python3 -m venv /opt/judgebox \
+ && if ls /tmp/wheels/judgebox-*.whl >/dev/null 2>&1; then \
+      /opt/judgebox/bin/pip install --no-cache-dir --no-index --find-links=/tmp/wheels \
+        judgebox -r /tmp/src/docker/requirements-image.txt; \
+    else \
+      /opt/judgebox/bin/pip install --no-cache-dir /tmp/src -r /tmp/src/docker/requirements-image.txt; \
+    fi \
+ && rm -rf /tmp/wheels /tmp/src \
+ && /opt/judgebox/bin/python -c "import numpy, pytest, sandbox.server"
+
+ENV PATH=/opt/judgebox/bin:$PATH \
+    JUDGEBOX_PYTHON=/opt/judgebox/bin/python \
+    JUDGEBOX_WORKDIR_ROOT=/tmp/judgebox \
+    OPENBLAS_NUM_THREADS=1
+EXPOSE 8080
+HEALTHCHECK --interval=5s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["/opt/judgebox/bin/python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/v1/ping', timeout=4)"]
+COPY docker/executor-entrypoint.sh /usr/local/bin/judgebox-executor
+# Runs `judgebox serve --host 0.0.0.0 --port 8080` after removing the default routes (see the script).
+ENTRYPOINT ["/usr/local/bin/judgebox-executor"]
