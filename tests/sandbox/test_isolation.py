@@ -272,3 +272,24 @@ def test_run_cgroups_of_a_dead_server_are_killed_and_removed_at_start():
         for f in folders:
             if os.path.exists(f):
                 os.rmdir(f)
+
+
+def test_cgroup_v2_files_written_for_a_run(tmp_path):
+    """cgroup v2 cannot be mounted with a memory controller on a v1 host, so the v2 layout is
+    pinned on a model tree (plain files where the kernel has control files): the server's cgroup
+    hands memory and pids to ``judgebox/``, and a run gets ``memory.max`` (bytes), no swap, group
+    OOM kill and ``pids.max``; ``oom_kill`` is read from ``memory.events``."""
+    base = tmp_path / "srv"
+    base.mkdir()
+    (base / "cgroup.controllers").write_text("cpuset cpu io memory hugetlb pids rdma\n")
+    host = cgroups._v2([("/", str(tmp_path), "cgroup2", ["rw"])], {"": "/srv"})
+    assert host == cgroups.CgroupHost(2, {"memory": str(base / "judgebox"), "pids": str(base / "judgebox")})
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (base / "judgebox" / "cgroup.subtree_control").read_text() == "+memory +pids"
+    run = host.create(512 << 20, 256)
+    folder = tmp_path / "srv" / "judgebox" / os.path.basename(run.folders[0])
+    written = {f: (folder / f).read_text() for f in ("memory.max", "memory.swap.max", "memory.oom.group", "pids.max")}
+    assert written == {"memory.max": str(512 << 20), "memory.swap.max": "0", "memory.oom.group": "1",
+                       "pids.max": "256"}
+    (folder / "memory.events").write_text("low 0\nhigh 0\nmax 7\noom 1\noom_kill 1\n")
+    assert run.oom_kills() == 1
