@@ -154,3 +154,29 @@ def test_metrics_expose_queue_in_flight_histograms_and_pod(live_server_factory):
     assert metric(after, 'judgebox_run_seconds_count{language="python"}') == 2
     assert metric(after, "judgebox_queue_wait_seconds_count") == 2
     assert metric(after, "judgebox_in_flight") == 0
+
+
+def test_never_more_programs_at_once_than_max_concurrency(live_server_factory):
+    """8 concurrent python batches of 2 cases each on a server with
+    2 slots: at no instant do more than 2 programs run (one slot covers compile and every case)."""
+    srv = live_server_factory("--max-concurrency", "2")
+    stamp = "import time\nprint(time.time())\ntime.sleep(0.3)\nprint(time.time())"
+    batch = {"code": stamp, "language": "python", "cases": [{"stdin": ""}, {"stdin": ""}]}
+
+    async def scenario():
+        async with httpx.AsyncClient(timeout=300) as client:
+            return await asyncio.gather(*(client.post(f"{srv.url}/run_tests", json=batch) for _ in range(8)))
+
+    intervals = []
+    for r in asyncio.run(scenario()):
+        assert r.status_code == 200 and r.json()["status"] == "Success", r.text
+        for case in r.json()["run_results"]:
+            start, end = map(float, case["stdout"].split())
+            intervals.append((start, end))
+    assert len(intervals) == 16
+    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
+    running, peak = 0, 0
+    for _, delta in events:
+        running += delta
+        peak = max(peak, running)
+    assert peak == 2
