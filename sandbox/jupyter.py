@@ -22,12 +22,12 @@ Semantics (SandboxFusion's wire format; ``cell_timeout`` honoured, unlike Sandbo
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import queue
 import signal
 import subprocess
+import tempfile
 import time
 from typing import Any, Optional
 
@@ -55,7 +55,6 @@ _DRAIN_S = 0.3
 _KERNEL_NAME = "judgebox-python3"
 
 
-@functools.lru_cache(maxsize=None)
 def kernel_spec_manager(root: str, python: str) -> KernelSpecManager:
     """A kernel-spec manager whose only kernel, ``judgebox-python3``, runs ``python -m ipykernel``.
 
@@ -63,9 +62,12 @@ def kernel_spec_manager(root: str, python: str) -> KernelSpecManager:
         root: the executor's root folder (the spec is written under ``<root>/kernels``).
         python: the interpreter that runs cells (``settings.python``).
 
-    IPython history is off (faster start; nothing survives the request anyway).
+    The spec file is (re)written atomically on every call, so a cleaned-up root never breaks
+    notebooks and concurrent requests never read a half-written file. IPython history is off
+    (faster start; nothing survives the request anyway).
     """
-    spec_dir = os.path.join(root, "kernels", _KERNEL_NAME)
+    kernels = os.path.join(root, "kernels")
+    spec_dir = os.path.join(kernels, _KERNEL_NAME)
     os.makedirs(spec_dir, mode=0o755, exist_ok=True)
     spec = {
         "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
@@ -73,9 +75,12 @@ def kernel_spec_manager(root: str, python: str) -> KernelSpecManager:
         "display_name": "judgebox python3",
         "language": "python",
     }
-    with open(os.path.join(spec_dir, "kernel.json"), "w") as f:
+    fd, tmp = tempfile.mkstemp(dir=spec_dir, suffix=".json")
+    with os.fdopen(fd, "w") as f:
         json.dump(spec, f)
-    return KernelSpecManager(kernel_dirs=[os.path.join(root, "kernels")])
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, os.path.join(spec_dir, "kernel.json"))
+    return KernelSpecManager(kernel_dirs=[kernels])
 
 
 def run_jupyter(request: RunJupyterRequest, executor: Executor) -> RunJupyterResponse:
