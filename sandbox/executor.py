@@ -54,9 +54,7 @@ class Executor:
         self._installed = tuple(n for n in found if n not in self._blocked)
         self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox")
         os.makedirs(self.root, mode=0o711, exist_ok=True)
-        self.gocache = os.path.join(self.root, ".gocache")
-        os.makedirs(self.gocache, mode=0o777, exist_ok=True)
-        os.chmod(self.gocache, 0o777)
+        self.gocache = shared_go_cache(self.root)
         self._base_env = toolchain_env()
 
     # ----------------------------------------------------------------------------- building blocks
@@ -207,6 +205,26 @@ class Executor:
             return CommandRunResult(status=CommandRunStatus.Error, stdout="",
                                     stderr=f"cases[{index}].files could not be written: {exc}")
         return None
+
+
+def shared_go_cache(root: str) -> str:
+    """Make ``<root>/.gocache``, Go's build cache shared by all runs, and return its path.
+
+    It and its 256 shard folders belong to the server's user with mode 0755: runs as the server's
+    own user fill it, runs under a per-run uid only read it (Go builds fine from a read-only cache).
+    A run uid that could write there could plant objects that later runs link (cache poisoning), so
+    shards a run uid made are removed and remade.
+    """
+    cache = os.path.join(root, ".gocache")
+    me = os.geteuid()
+    for shard in ("", *(f"{i:02x}" for i in range(256))):
+        path = os.path.join(cache, shard)
+        with contextlib.suppress(FileNotFoundError):
+            if os.lstat(path).st_uid != me:
+                shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        os.chmod(path, 0o755)
+    return cache
 
 
 def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[CommandRunResult]]) -> str:

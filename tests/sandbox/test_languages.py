@@ -72,3 +72,16 @@ def test_toolchain_env_passes_only_toolchain_variables(monkeypatch):
     env = toolchain_env()
     assert "PATH" in env
     assert set(env) <= {"PATH", "JAVA_HOME", "GOROOT", "RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN"}
+
+
+def test_go_cache_is_never_writable_by_run_users(local_sandbox):
+    """The shared GOCACHE and its shards belong to the server's user, mode 0755: a per-run uid can
+    read cached objects but never plant one that a later run would link."""
+    import os
+
+    cache = local_sandbox.executor.gocache
+    shards = [cache] + [os.path.join(cache, f"{i:02x}") for i in range(256)]
+    for path in shards:
+        st = os.lstat(path)
+        assert st.st_uid == os.geteuid(), path
+        assert st.st_mode & 0o022 == 0, (path, oct(st.st_mode))
