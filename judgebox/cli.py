@@ -60,7 +60,7 @@ def _eval(args: argparse.Namespace) -> int:
     if already:
         print(f"resuming from {results}: {already} of {len(samples)} samples already have a result")
     client = SandboxClient(args.sandbox_url or None)
-    concurrency = args.concurrency or 2 * (os.cpu_count() or 1)
+    concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
                             dataset=name)

@@ -191,6 +191,8 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     samples = write_samples(tmp_path / "s.jsonl", [("HumanEval/9999", "pass")])
     proc = judgebox("eval", "humaneval", "--samples", str(samples), cwd=tmp_path, check=False)
     assert proc.returncode == 2 and "'HumanEval/9999', which is not in the dataset" in proc.stderr
+    proc = judgebox("eval", "humaneval", "--samples", "gold", "--concurrency", "0", cwd=tmp_path, check=False)
+    assert proc.returncode == 2 and "--concurrency must be >= 1" in proc.stderr
 
 
 @pytest.mark.parametrize("lang,good,bad", [
@@ -212,5 +214,3 @@ def test_multipl_e_model_solutions_are_judged_in_their_language(monkeypatch, tmp
     assert rows[(good, 0)]["verdict"] == "accepted", rows[(good, 0)]["message"]
     assert rows[(bad, 0)]["verdict"] in ("runtime_error", "wrong_answer"), rows[(bad, 0)]["message"]
     assert summary.pass_at_k == {"pass@1": 0.5}
-    proc = judgebox("eval", "humaneval", "--samples", "gold", "--concurrency", "0", cwd=tmp_path, check=False)
-    assert proc.returncode == 2 and "--concurrency must be >= 1" in proc.stderr
