@@ -40,7 +40,8 @@ def candidate(problem: Problem, completion: str) -> tuple[TestSpec, str]:
     prefix: from its start through the function body, cut at the first stop token after the header
     (its own ``main``/tests are dropped; helpers after the function are lost, as in MultiPL-E). The
     tests rely on the prompt's imports, so Go programs get the prompt's missing imports and C++
-    programs the prompt's ``#include`` lines. Any other completion continues the prompt and is cut
+    programs the prompt's ``#include`` lines; a Go import only the dropped code used becomes a blank
+    import (Go rejects unused imports). Any other completion continues the prompt and is cut
     at the first stop token.
     """
     header = next((ln for ln in reversed(problem.prompt.splitlines()) if ln.strip()), "")
@@ -55,6 +56,7 @@ def candidate(problem: Problem, completion: str) -> tuple[TestSpec, str]:
             program = code[:body_start] + cut_at_stop_tokens(code[body_start:], problem.stop_tokens)
             if problem.language == "go_test":
                 program = add_go_imports(program, go_imports(problem.prompt))
+                program = blank_unused_go_imports(program, problem.spec.harness or "")
             elif problem.language == "cpp":  # the tests use assert & co.; a repeated #include is harmless
                 program = "".join(ln + "\n" for ln in problem.prompt.splitlines()
                                   if ln.lstrip().startswith("#include")) + program
@@ -83,3 +85,16 @@ def add_go_imports(program: str, needed: set[str]) -> str:
         return program
     lines = "".join(f'import "{p}"\n' for p in missing)
     return program[: match.end()] + lines + program[match.end():]
+
+
+def blank_unused_go_imports(program: str, tests: str) -> str:
+    """``program`` with each unaliased import that neither it nor ``tests`` uses turned into a blank
+    import (``_ "strings"``): code cut away after the function (the model's own tests or ``main``)
+    may have been its only user, and Go refuses to compile an unused import."""
+    first_func = program.find("\nfunc ")
+    head, body = (program, "") if first_func < 0 else (program[:first_func], program[first_func:])
+    for path in sorted(go_imports(head)):
+        name = path.rsplit("/", 1)[-1]
+        if not re.search(rf"\b{re.escape(name)}\.", body + tests):
+            head = re.sub(rf'(?m)^(\s*(?:import\s+)?)"{re.escape(path)}"', rf'\1_ "{path}"', head, count=1)
+    return head + body

@@ -295,3 +295,11 @@ def test_verl_round_trip_keeps_multipl_e_stop_tokens(tmp_path):
     pq.write_table(pa.Table.from_pylist([to_row(p, i) for i, p in enumerate(problems)]), tmp_path / "sh.parquet")
     back = load_problems(tmp_path / "sh.parquet", "verl")
     assert [(p.stop_tokens, p.spec, p.language) for p in back] == [(p.stop_tokens, p.spec, p.language) for p in problems]
+
+
+def test_multipl_e_go_import_used_only_by_dropped_code_becomes_blank():
+    from reward.loaders.multiple import blank_unused_go_imports
+
+    program = 'package p_test\n\nimport (\n\t"strings"\n\t"fmt"\n\t"math"\n)\n\nfunc f(x float64) float64 {\n\treturn math.Abs(x)'
+    out = blank_unused_go_imports(program, '}\nfunc TestF(t *testing.T) { fmt.Println(1) }')
+    assert out == program.replace('\t"strings"', '\t_ "strings"')
