@@ -214,3 +214,17 @@ def test_multipl_e_model_solutions_are_judged_in_their_language(monkeypatch, tmp
     assert rows[(good, 0)]["verdict"] == "accepted", rows[(good, 0)]["message"]
     assert rows[(bad, 0)]["verdict"] in ("runtime_error", "wrong_answer"), rows[(bad, 0)]["message"]
     assert summary.pass_at_k == {"pass@1": 0.5}
+
+
+@pytest.mark.parametrize("dataset,n", [
+    ("apps", 3), ("sandboxfusion-mbpp", 20), pytest.param("mbpp", 974, marks=pytest.mark.slow)])
+def test_bug008_every_bundled_gold_solution_passes(monkeypatch, tmp_path, dataset, n):
+    """BUG-008 kind: the reference solutions of the real datasets in ../shared/data all pass
+    (MBPP: all 974, including the ones returning a collections.Counter compared with a dict)."""
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
+    problems, _ = load_dataset(dataset)
+    evaluation = Evaluation(problems, tmp_path / "r.jsonl", concurrency=4, dataset=dataset)
+    summary = asyncio.run(evaluation.run(dataset_samples(problems, "gold"), [1], progress=False))
+    failed = {k: v["message"][:200] for k, v in load_results(tmp_path / "r.jsonl").items() if not v["passed"]}
+    assert failed == {}
+    assert (summary.n_passed, summary.n_scored, summary.pass_at_k) == (n, n, {"pass@1": 1.0})
