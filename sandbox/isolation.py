@@ -121,7 +121,11 @@ def _probe_network_namespace() -> bool:
 
 
 def tasks_of_uid(uid: int) -> list[int]:
-    """Pids whose real uid is ``uid`` (read from ``/proc/<pid>/status``)."""
+    """Pids whose real uid is ``uid`` (read from ``/proc/<pid>/status``), zombies excluded.
+
+    A zombie runs nothing and cannot be killed, only reaped by its parent (the server, or the
+    container's init): counting it made :func:`kill_uid` spin until its deadline after every run.
+    """
     out = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -129,6 +133,8 @@ def tasks_of_uid(uid: int) -> list[int]:
         try:
             with open(f"/proc/{name}/status") as f:
                 for line in f:
+                    if line.startswith("State:") and line.split()[1] in ("Z", "X"):
+                        break
                     if line.startswith("Uid:"):
                         if int(line.split()[1]) == uid:
                             out.append(int(name))
