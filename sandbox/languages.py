@@ -28,6 +28,11 @@ _JAVA_DECL = re.compile(r"((?:\b(?:public|final|abstract|static|sealed|strictfp)
 _JAVA_MAIN = re.compile(r"\bvoid\s+main\s*\(")
 
 
+#: Java class path: the working directory plus javatuples (Debian ``libjavatuples-java``), which
+#: MultiPL-E's Java prompts import, as SandboxFusion's image provides. A missing jar is ignored by javac.
+JAVA_CLASSPATH = ".:/usr/share/java/javatuples.jar"
+
+
 @functools.lru_cache(maxsize=64)  # called for the file name, the compile and the run command
 def java_main_class(code: str) -> str:
     """Find the class to run in Java source (the file must carry the public type's name).
@@ -106,8 +111,9 @@ RECIPES: dict[str, Recipe] = {
                version=("{python}", "-m", "pytest", "--version")),
         Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std=c++17", "-pipe", "-o", "main", "main.cpp"),
                version=("g++", "--version")),
-        Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", "-cp", ".", "{main}"),
-               compile=("javac", "-encoding", "UTF-8", "{main}.java"), version=("javac", "-version"),
+        Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", "-cp", JAVA_CLASSPATH, "{main}"),
+               compile=("javac", "-encoding", "UTF-8", "-cp", JAVA_CLASSPATH, "{main}.java"),
+               version=("javac", "-version"),
                main=java_main_class),
         Recipe("nodejs", "main.js", ("node", "--stack-size=65500", "main.js"), version=("node", "--version")),
         Recipe("go", "main.go", ("./main",), compile=("go", "build", "-o", "main", "main.go"),

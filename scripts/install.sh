@@ -5,7 +5,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for pkg in g++ default-jdk-headless nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2; do
+for pkg in g++ default-jdk-headless libjavatuples-java nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v rustc >/dev/null 2>&1 || need+=(rustc)
