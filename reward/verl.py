@@ -15,10 +15,11 @@ from typing import Any, Optional, Union
 
 from sandbox.client import SandboxClient
 
-from .extract import extract_code
-from .judge import default_client, judge
-from .spec import TestDataError, TestSpec
-from .verdict import Judgement, TestResult, Verdict
+# Absolute imports: verl loads this file by path (``custom_reward_function.path``), outside the package.
+from reward.extract import extract_code
+from reward.judge import default_client, judge
+from reward.spec import TestDataError, TestSpec
+from reward.verdict import Judgement, TestResult, Verdict
 
 #: verl's result codes: True pass, False wrong answer, -1 sandbox/API error, -2 runtime error,
 #: -3 timeout, -4 compile error.

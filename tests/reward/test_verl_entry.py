@@ -1,0 +1,26 @@
+"""verl loads ``custom_reward_function.path`` by file path (``importlib.util.spec_from_file_location``),
+outside any package: ``reward/verl.py`` must work when loaded that way, as the README tells users."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import reward
+
+
+def _load_like_verl():
+    path = Path(reward.__file__).resolve().parent / "verl.py"
+    spec = importlib.util.spec_from_file_location("custom_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.compute_score
+
+
+def test_compute_score_loaded_by_path_scores_a_real_run():
+    compute_score = _load_like_verl()
+    truth = json.dumps({"inputs": ["1 2\n", "10 -4\n"], "outputs": ["3\n", "6\n"]})
+    good = compute_score(data_source="apps", solution_str="```python\na, b = map(int, input().split())\nprint(a + b)\n```",
+                         ground_truth=truth)
+    bad = compute_score(data_source="apps", solution_str="```python\nprint(0)\n```", ground_truth=truth)
+    assert (good["score"], good["acc"], good["n_passed"], good["n_total"]) == (1.0, True, 2, 2)
+    assert (bad["score"], bad["acc"], bad["verdict"], bad["infra_error"]) == (0.0, False, "wrong_answer", False)
