@@ -55,6 +55,20 @@ def test_up_from_clean_state_official_client_gets_python_and_cpp_results(stack):
     assert cpp.run_result.stdout == "123456789000\n"
 
 
+def test_executors_have_memory_and_pid_limits_and_only_an_internal_network(stack):
+    executors = [stack.inspect(c) for c in stack.containers("executor")]
+    assert len(executors) == 2  # JUDGEBOX_REPLICAS
+    for e in executors:
+        host = e["HostConfig"]
+        assert host["Memory"] == 4 * 1024**3 and host["MemorySwap"] == host["Memory"]
+        assert host["PidsLimit"] == 1024
+        assert host["CapDrop"] == ["ALL"] and "SYS_ADMIN" not in host["CapAdd"]
+        networks = list(e["NetworkSettings"]["Networks"])
+        assert networks == [f"{stack.project}_sandbox"]
+        net = subprocess.run(["docker", "network", "inspect", networks[0]], capture_output=True, text=True, check=True)
+        assert '"Internal": true' in net.stdout
+
+
 def test_image_has_every_language_toolchain_and_numpy(stack, client):
     languages = httpx.get(f"{stack.url}/languages", timeout=60).json()
     missing = sorted(name for name, version in languages.items() if not version)
