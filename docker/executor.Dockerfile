@@ -13,7 +13,7 @@ ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
 # One layer with every toolchain (Debian packages; the apt lists are dropped to keep it small).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless nodejs golang-go rustc \
+      bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless libjavatuples-java nodejs golang-go rustc \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 
 # Programs run as this unprivileged user; the server (root in the container, no extra capabilities)

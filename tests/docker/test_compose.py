@@ -78,6 +78,9 @@ def test_image_has_every_language_toolchain_and_numpy(stack, client):
         "code": "import numpy as np\nprint(int(np.arange(4).sum()))", "language": "python",
         "memory_limit_MB": 512})
     assert numpy["status"] == "Success" and numpy["run_result"]["stdout"] == "6\n"
+    java = run(client, **{"code": "import org.javatuples.Pair;\npublic class Main { public static void main(String[] a)"
+                                   " { System.out.println(Pair.with(1, 2)); } }", "language": "java"})
+    assert java["status"] == "Success" and java["run_result"]["stdout"] == "[1, 2]\n", java
 
 
 def test_programs_run_as_an_unprivileged_user_and_health_reports_protections(stack, client):
