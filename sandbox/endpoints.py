@@ -132,6 +132,28 @@ class EndpointPool:
             log.warning("sandbox endpoint %s taken out for %.1fs after %d failures (%s)",
                         ep.url, self.cooldown, ep.failures, why)
 
+    async def wait_live(self, deadline: float) -> None:
+        """When every endpoint is cooling down, wait for the earliest cool-down to end and ping it.
+
+        Args:
+            deadline: ``time.monotonic()`` value (seconds) past which the caller gives up; the wait
+                never goes beyond it.
+
+        A call must not fail fast merely because all endpoints rest: behind one gateway URL, a
+        killed replica's few 502s would otherwise turn every request into an infrastructure error
+        for the whole cool-down.
+        """
+        resting = [ep for ep in self.endpoints if not ep.healthy]
+        if not resting or any(ep.healthy for ep in self.endpoints):
+            return
+        ep = min(resting, key=lambda e: e.down_until)
+        await asyncio.sleep(max(0.0, min(ep.down_until, deadline) - time.monotonic()))
+        while ep.probing and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if not ep.healthy and time.monotonic() >= ep.down_until and time.monotonic() < deadline:
+            ep.probing = True
+            await self._probe(ep)
+
     def _probe_expired(self) -> None:
         now = time.monotonic()
         for ep in self.endpoints:

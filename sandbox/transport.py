@@ -252,6 +252,9 @@ class HTTPSandbox:
         async with self.slots:
             ep = self.pool.pick(call.avoid, need_run_tests=call.path == "/run_tests")
             if ep is None:
+                await self.pool.wait_live(call.deadline)
+                ep = self.pool.pick(call.avoid, need_run_tests=call.path == "/run_tests")
+            if ep is None:
                 raise _Retry(SandboxUnavailable, f"no live sandbox endpoint: all {len(self.pool.endpoints)} "
                              "are cooling down after failures")
             remaining = max(0.01, call.deadline - time.monotonic())

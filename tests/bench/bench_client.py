@@ -23,10 +23,10 @@ from typing import Callable
 
 import httpx
 
-from sandbox import SandboxClient  # imported before tests/ joins sys.path (tests/sandbox shadows it)
+from sandbox import SandboxClient
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))
-from conftest import start_live_server  # noqa: E402  (tests/conftest.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.conftest
+from tests.conftest import start_live_server  # noqa: E402
 
 PRINT = {"code": "print(1)", "language": "python"}
 

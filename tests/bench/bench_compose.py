@@ -24,8 +24,8 @@ from pathlib import Path
 
 from sandbox import SandboxClient
 
-sys.path.append(str(Path(__file__).resolve().parents[1] / "docker"))
-from stack import Stack, free_port, setup_images  # noqa: E402  (tests/docker/stack.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.docker.stack
+from tests.docker.stack import Stack, free_port, setup_images  # noqa: E402
 
 PRINT = {"code": "print(1)", "language": "python"}
 

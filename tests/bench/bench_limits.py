@@ -30,10 +30,8 @@ from pathlib import Path
 
 import httpx
 
-import sandbox  # noqa: F401  (before tests/ joins sys.path: tests/sandbox would shadow it)
-
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for conftest's server helper
-from conftest import start_live_server  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.conftest
+from tests.conftest import start_live_server  # noqa: E402
 
 CPU_BOUND = {"code": "s = 0\nfor i in range(4_000_000): s += i\nprint(s)", "language": "python",
              "run_timeout": 1}

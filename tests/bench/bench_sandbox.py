@@ -34,10 +34,10 @@ from typing import Callable, Optional
 
 import httpx
 
-from sandbox import LocalSandbox, SandboxSettings  # before tests/ is on the path (tests/sandbox/)
+from sandbox import LocalSandbox, SandboxSettings
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for conftest's server helper
-from conftest import start_live_server  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.conftest
+from tests.conftest import start_live_server  # noqa: E402
 
 BODY = {"code": "print(1)", "language": "python"}
 

@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from stack import ENGINE_UNAVAILABLE, Stack, free_port, setup_images
+from tests.docker.stack import ENGINE_UNAVAILABLE, Stack, free_port, setup_images
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -17,6 +16,8 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 import httpx
+
+from tests.conftest import free_port  # noqa: F401  (re-exported for the docker tests and bench)
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE_UNAVAILABLE = 3  # docker-setup.sh's exit code when dockerd cannot be started
@@ -36,13 +37,6 @@ def compose_command() -> list[str]:
     if shutil.which("docker-compose"):
         return ["docker-compose"]
     raise RuntimeError("neither `docker compose` nor `docker-compose` is installed")
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass

@@ -14,6 +14,7 @@ from sandbox.client import ClientSettings
 from sandbox.transport import request_timeout, retry_after_seconds
 from sandbox.errors import SandboxInfraError, SandboxRequestError, SandboxUnavailable
 from sandbox.models import RunCodeRequest, RunJupyterRequest, RunTestsRequest
+from tests.conftest import free_port, start_live_server
 
 FAST = {"backoff_initial": 0.05, "backoff_max": 0.2, "backoff_jitter": 0.05}
 
@@ -121,7 +122,8 @@ def test_bug_007_refused_connection_is_an_infrastructure_error(closed_port):
         assert not isinstance(info.value, SandboxRequestError)
         assert (info.value.attempts, info.value.endpoint, info.value.status_code) == (3, closed_port, None)
         assert client.endpoints[0]["healthy"] is False
-        # while it cools down, a new call fails fast without any connection
+        # every endpoint resting: a new call waits out the cool-down, pings, and fails when the
+        # ping finds nothing (it never reports a verdict)
         with pytest.raises(SandboxUnavailable, match="cooling down"):
             client.run_code({"code": "print(1)", "language": "python"})
 
@@ -138,3 +140,25 @@ def test_closed_client_says_so(closed_port):
     client.close()
     with pytest.raises(SandboxRequestError, match="closed"):
         client.run_code({"code": "print(1)", "language": "python"})
+
+
+def test_a_lone_endpoint_that_rests_is_waited_for_not_failed_fast():
+    """Behind one gateway URL a few failures (a replica killed mid-request) must not turn every
+    call into an infrastructure error for the whole cool-down: when all endpoints rest, the call
+    waits for the earliest cool-down to end, pings it, and goes on when it answers."""
+    import threading
+
+    port = free_port()
+    started = []
+    timer = threading.Timer(1.0, lambda: started.append(start_live_server("--port", str(port))))
+    with SandboxClient(f"http://127.0.0.1:{port}", max_attempts=2, failure_threshold=1, cooldown=4,
+                       **FAST) as client:
+        timer.start()
+        try:
+            r = client.run_code({"code": "print(6 * 7)", "language": "python"})
+        finally:
+            timer.join()
+            for server in started:
+                server.stop()
+    assert (r.status, r.run_result.stdout) == ("Success", "42\n")
+    assert client.endpoints[0]["healthy"] is True

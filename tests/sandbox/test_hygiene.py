@@ -14,10 +14,10 @@ import tempfile
 import httpx
 import pytest
 
-from conftest import start_live_server
-from procs import alive_with, children, open_fds, unique_sleep
+from tests.conftest import start_live_server
+from tests.sandbox.procs import alive_with, children, open_fds, unique_sleep
 from sandbox import cgroups
-from test_isolation import reachable_python
+from tests.sandbox.test_isolation import reachable_python
 
 RUNS = 2000
 MARKER = unique_sleep()

@@ -20,8 +20,8 @@ import time
 import httpx
 import pytest
 
-from conftest import start_live_server
-from procs import alive_with, unique_sleep
+from tests.conftest import start_live_server
+from tests.sandbox.procs import alive_with, unique_sleep
 from sandbox import cgroups
 from sandbox.config import default_python
 from sandbox.isolation import blocked_for_others

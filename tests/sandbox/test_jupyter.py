@@ -15,7 +15,7 @@ import pytest
 
 from sandbox import RunJupyterResponse
 
-from procs import alive_with, unique_sleep, zombies_of
+from tests.sandbox.procs import alive_with, unique_sleep, zombies_of
 
 
 @pytest.fixture(params=["embedded", "http"])
@@ -146,7 +146,7 @@ def test_repeated_notebooks_leak_no_fds_threads_or_children(local_sandbox):
     out) this process's fds, threads and children are back at baseline."""
     import os
 
-    from procs import children, open_fds
+    from tests.sandbox.procs import children, open_fds
 
     pid = os.getpid()
     local_sandbox.run_jupyter({"cells": ["1"]})

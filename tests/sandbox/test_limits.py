@@ -14,7 +14,7 @@ import shutil
 import httpx
 import pytest
 
-from procs import alive_with, unique_sleep
+from tests.sandbox.procs import alive_with, unique_sleep
 from sandbox import LocalSandbox, RunCodeResponse
 
 PRINT_1 = {"code": "print(1)", "language": "python"}
@@ -194,7 +194,7 @@ def test_fallback_memory_bomb_fails_with_the_programs_own_error(no_cgroups):
 def test_fallback_fork_loop_and_escaped_daemon_under_a_run_uid():
     """Without cgroups, root runs each request as its own uid: RLIMIT_NPROC caps a fork loop and
     the uid sweep kills a daemon that left the process group."""
-    from test_isolation import reachable_python
+    from tests.sandbox.test_isolation import reachable_python
 
     sandbox = LocalSandbox(use_cgroups=False, python=reachable_python())
     assert sandbox.executor.isolation.describe()["process_limit"] == "rlimit_nproc"

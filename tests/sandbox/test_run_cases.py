@@ -13,7 +13,7 @@ import httpx
 import pytest
 import sandbox_fusion
 
-from procs import alive_with, children, open_fds, rss_MiB, unique_sleep, zombies_of
+from tests.sandbox.procs import alive_with, children, open_fds, rss_MiB, unique_sleep, zombies_of
 
 from sandbox import RunCodeResponse
 

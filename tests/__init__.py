@@ -1,0 +1,1 @@
+"""Test package (makes imports unambiguous: `tests.conftest`, never a shadowing `reward`)."""
