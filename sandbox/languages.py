@@ -78,6 +78,8 @@ class Recipe:
         version: argv that prints the toolchain version.
         main: function ``code -> entry name`` (default ``"main"``).
         env: extra environment variables for compile and run.
+        module: a Python module the interpreter must be able to import for the language to count
+            as installed (``pytest``); ``None`` when finding the program on ``PATH`` is enough.
     """
 
     name: str
@@ -87,6 +89,7 @@ class Recipe:
     version: tuple[str, ...] = ()
     main: Callable[[str], str] = lambda code: "main"
     env: tuple[tuple[str, str], ...] = ()
+    module: Optional[str] = None
 
     def argv(self, template: tuple[str, ...], code: str, python: str) -> list[str]:
         """Expand a command template for ``code`` (see module docstring for placeholders)."""
@@ -108,7 +111,7 @@ RECIPES: dict[str, Recipe] = {
     for r in (
         Recipe("python", "main.py", ("{python}", "main.py"), version=("{python}", "--version")),
         Recipe("pytest", "test_main.py", ("{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_main.py"),
-               version=("{python}", "-m", "pytest", "--version")),
+               version=("{python}", "-m", "pytest", "--version"), module="pytest"),
         Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std=c++17", "-pipe", "-o", "main", "main.cpp"),
                version=("g++", "--version")),
         Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", "-cp", JAVA_CLASSPATH, "{main}"),
@@ -161,9 +164,20 @@ def _which(program: str) -> Optional[str]:
     return shutil.which(program)
 
 
+@functools.lru_cache(maxsize=None)
+def _importable(python: str, module: str) -> bool:
+    try:
+        return subprocess.run([python, "-c", f"import {module}"], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 def installed_languages(python: str) -> list[str]:
-    """Names of the recipes whose first program is on ``PATH`` (or is the configured interpreter)."""
-    return sorted(n for n, r in RECIPES.items() if _which(r.executable(python)))
+    """Names of the recipes whose first program is on ``PATH`` (or is the configured interpreter)
+    and, for recipes that name a :attr:`Recipe.module`, whose interpreter can import it (``pytest``
+    under an interpreter without it would otherwise fail every program as a wrong answer)."""
+    return sorted(n for n, r in RECIPES.items()
+                  if _which(r.executable(python)) and (r.module is None or _importable(python, r.module)))
 
 
 @functools.lru_cache(maxsize=None)

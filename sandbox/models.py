@@ -86,7 +86,8 @@ def decode_files(files: dict[str, Optional[str]], field: str = "files") -> dict[
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # NaN/Infinity are not numbers a limit can hold: reject them as 422 naming the field
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
 
     files: dict[str, Optional[str]] = Field(
         default_factory=dict, description="path (relative) -> base64 content, written before the run"

@@ -13,7 +13,11 @@ import concurrent.futures
 import time
 from typing import Any, Callable, Optional
 
-from fastapi import FastAPI
+import math
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from .admission import Admission, Overloaded
@@ -41,6 +45,12 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     admission = Admission(settings.max_concurrency, settings.max_queue, settings.queue_timeout)
     metrics = Metrics(settings.pod_name, lambda: admission.waiting, lambda: admission.running)
     app = FastAPI(title="judgebox sandbox", version="0.1.0")
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's own handler echoes the input, and a NaN/Infinity input cannot be rendered as
+        # JSON (it answered 500): render non-finite numbers as text so the 422 names the field.
+        return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
 
     async def execute(fn: Callable[[Any], Any], request: Any, language: str) -> Any:
         try:
@@ -90,3 +100,14 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
     return app
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by its text (``"nan"``, ``"inf"``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value

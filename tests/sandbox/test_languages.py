@@ -85,3 +85,19 @@ def test_go_cache_is_never_writable_by_run_users(local_sandbox):
         st = os.lstat(path)
         assert st.st_uid == os.geteuid(), path
         assert st.st_mode & 0o022 == 0, (path, oct(st.st_mode))
+
+
+def test_pytest_is_not_offered_by_an_interpreter_that_cannot_import_it():
+    """With ``--python`` pointing at an interpreter without pytest, a pytest program is not a
+    wrong answer (Failed, rc 1) but a SandboxError naming the installed languages."""
+    import shutil
+    import subprocess
+
+    from sandbox import LocalSandbox
+
+    python = shutil.which("python3", path="/usr/bin")
+    if python is None or subprocess.run([python, "-c", "import pytest"], capture_output=True).returncode == 0:
+        pytest.skip("needs a python3 without pytest at /usr/bin/python3")
+    r = LocalSandbox(python=python).run_code({"code": "def test_a():\n    assert 1 == 1\n", "language": "pytest"})
+    assert r.status == "SandboxError"
+    assert "'pytest' is not installed" in r.message and "python" in r.message

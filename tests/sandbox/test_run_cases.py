@@ -30,7 +30,7 @@ def test_bug032_outer_wall_limit_beats_alarm_threads_and_sleep(run_code, code, p
     """BUG-032: Failed + TimeLimitExceeded at about 2 s (<= 3 s) for run_timeout=2; (b) keeps "1\\n".
 
     Sleeping programs (b, c) are cut at <= 3 s of wall time. The busy loop (a) is cut after <= 3 s
-    of CPU time; its wall time is <= 3 s on an idle host, and at most 3x the wall cap (8.25 s) when
+    of CPU time; its wall time is <= 3 s on an idle host, and at most 10x the wall cap (27.5 s) when
     the host starves it of CPU (the cap stretches by run-queue wait so load never fakes a TLE, BUG-031).
     """
     r = run_code({"code": code, "language": "python", "run_timeout": 2})
@@ -41,7 +41,7 @@ def test_bug032_outer_wall_limit_beats_alarm_threads_and_sleep(run_code, code, p
     assert r.run_result.execution_time >= 2.0
     if busy:
         assert r.run_result.cpu_time <= 3.0
-        assert r.run_result.execution_time <= 3 * (1.25 * 2 + 0.25) + 0.5
+        assert r.run_result.execution_time <= 10 * (1.25 * 2 + 0.25) + 0.5
     else:
         assert r.run_result.execution_time <= 3.0
 

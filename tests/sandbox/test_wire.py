@@ -206,6 +206,19 @@ def test_embedded_rejects_the_same_bodies_naming_the_field(local_sandbox, body, 
     assert any(field in err["loc"] and fix in err["msg"] for err in info.value.errors())
 
 
+@pytest.mark.parametrize("raw, field", [
+    (b'{"code": "print(1)", "language": "python", "run_timeout": NaN}', "run_timeout"),
+    (b'{"code": "print(1)", "language": "python", "run_timeout": Infinity}', "run_timeout"),
+    (b'{"code": "print(1)", "language": "python", "memory_limit_MB": NaN}', "memory_limit_MB"),
+])
+def test_non_finite_numbers_are_422_naming_the_field(live_server, raw, field):
+    """NaN/Infinity (which Python's json emits) are not limits: 422 naming the field, never a 500
+    (the default handler failed to render the echoed NaN) and never an accepted infinite timeout."""
+    r = httpx.post(f"{live_server}/run_code", content=raw, timeout=30, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert any(field in err["loc"] for err in r.json()["detail"]), r.text
+
+
 def test_body_that_is_not_json_is_422(live_server):
     """A body that is not JSON is HTTP 422, not a 500."""
     r = httpx.post(f"{live_server}/run_code", content=b"{not json", timeout=10,
