@@ -5,8 +5,10 @@ The program is ``prefix + code + tests`` in one compilation unit (that is MultiP
 the nonce (from stdin, first line, read before the tests run) and how it prints
 ``<nonce> {"status": "ok"}`` *after* the tests completed:
 
-- ``cpp``: a guard object declared first in the tests' ``main`` prints in its destructor, which
-  runs on a normal return from ``main`` only (not on ``exit``, ``abort`` or a failed ``assert``);
+- ``cpp``: the nonce is read by the unit's first static initializer (before any of the solution's)
+  into a per-run randomly named variable; a guard object declared first in the tests' ``main``
+  prints in its destructor, which runs on a normal return from ``main`` only (not on ``exit``,
+  ``abort`` or a failed ``assert``);
 - ``java``: the tests' ``main`` is renamed and called from a runner class that prints afterwards;
 - ``go``: the ``TestXxx`` functions run from a generated ``main`` via ``testing.Main`` (``go test``
   hides a passing binary's output); a last test prints when every test returned unfailed;
@@ -21,6 +23,7 @@ solution, so deliberate introspection could forge it; every early exit (``exit(0
 from __future__ import annotations
 
 import re
+import secrets
 from typing import Callable
 
 from ..spec import TestDataError
@@ -36,11 +39,15 @@ def _after_match(pattern: str, text: str, insert: str, what: str) -> str:
 
 
 def _cpp(program: str, tests: str) -> str:
-    guard = ("std::string judgebox_nonce_; std::getline(std::cin, judgebox_nonce_); "
-             "struct JudgeboxDone_ { std::string n; ~JudgeboxDone_() { std::cout << n << \" "
-             + _OK + "\" << std::endl; } } judgebox_done_{judgebox_nonce_};")
+    # The nonce is read by the first static initializer of the unit (C++ runs a unit's dynamic
+    # initializers in definition order), before any initializer of the solution can read stdin,
+    # into a variable whose name is random per run, so the solution cannot name it.
+    var = f"judgebox_nonce_{secrets.token_hex(8)}"
+    reader = (f"static std::string {var} = [] {{ std::string s; std::getline(std::cin, s); return s; }}();\n")
+    guard = ("struct JudgeboxDone_ { std::string n; ~JudgeboxDone_() { std::cout << n << \" "
+             + _OK + f"\" << std::endl; }} }} judgebox_done_{{{var}}};")
     tests = _after_match(r"\bint\s+main\s*\([^)]*\)\s*\{", tests, guard, "'int main() {'")
-    return "#include <iostream>\n#include <string>\n" + program + tests
+    return "#include <iostream>\n#include <string>\n" + reader + program + tests
 
 
 def _java(program: str, tests: str) -> str:
