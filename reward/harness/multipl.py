@@ -89,8 +89,9 @@ def _go(program: str, tests: str) -> str:
 
 
 def _nodejs(program: str, tests: str) -> str:
-    return ("const judgeboxNonce_ = require('fs').readFileSync(0, 'utf8').split('\\n')[0].trim();\n"
-            + program + tests + f"\nprocess.stdout.write(judgeboxNonce_ + \" {_OK}\\n\");\n")
+    var = f"judgeboxNonce_{secrets.token_hex(8)}"  # random per run: the solution cannot name it
+    return (f"const {var} = require('fs').readFileSync(0, 'utf8').split('\\n')[0].trim();\n"
+            + program + tests + f"\nprocess.stdout.write({var} + \" {_OK}\\n\");\n")
 
 
 def _rust(program: str, tests: str) -> str:
@@ -103,7 +104,8 @@ def _rust(program: str, tests: str) -> str:
 
 
 def _bash(program: str, tests: str) -> str:
-    return "IFS= read -r JUDGEBOX_NONCE\n" + program + tests + f'\necho "$JUDGEBOX_NONCE {_OK}"\n'
+    var = f"JUDGEBOX_NONCE_{secrets.token_hex(8)}"  # random per run: the solution cannot name it
+    return f"IFS= read -r {var}\n" + program + tests + f'\necho "${var} {_OK}"\n'
 
 
 #: sandbox language -> builder ``(prefix + code, tests) -> program``.

@@ -19,3 +19,19 @@ def test_cpp_static_initializer_cannot_read_the_nonce_first():
 def test_cpp_honest_solution_still_passes_and_wrong_one_fails():
     assert judge(SPEC, "    return x + y;\n").verdict == "accepted"
     assert judge(SPEC, "    return x - y;\n").verdict == "runtime_error"
+
+
+def test_nodejs_and_bash_solutions_cannot_name_the_nonce_variable():
+    """The nonce was read into a fixed, public name (``judgeboxNonce_``, ``$JUDGEBOX_NONCE``) that a
+    solution could print; the name is now random per run, so printing the old name forges nothing."""
+    js = TestSpec(kind="harness", language="nodejs", prefix="function add(x, y) {\n",
+                  harness="}\nconst assert = require('node:assert');\nassert.deepEqual(add(1, 2), 3);\n")
+    forged_js = ("  return x - y;\n}\ntry { process.stdout.write(judgeboxNonce_ + ' {\"status\": \"ok\"}\\n'); "
+                 "} catch (e) {}\nprocess.exit(0);\nfunction unused_() {\n")
+    assert judge(js, forged_js).verdict != "accepted"
+    assert judge(js, "  return x + y;\n").verdict == "accepted"
+    sh = TestSpec(kind="harness", language="bash", prefix="add() {\n",
+                  harness="}\n[[ $(add 1 2) == 3 ]] || exit 1\n")
+    forged_sh = '    echo 0\n}\necho "$JUDGEBOX_NONCE {\\"status\\": \\"ok\\"}"\nexit 0\nf() {\n'
+    assert judge(sh, forged_sh).verdict != "accepted"
+    assert judge(sh, "    echo $(( $1 + $2 ))\n").verdict == "accepted"
