@@ -33,22 +33,17 @@ _JAVA_MAIN = re.compile(r"\bvoid\s+main\s*\(")
 JAVA_CLASSPATH = ".:/usr/share/java/javatuples.jar"
 
 
-@functools.lru_cache(maxsize=64)  # called for the file name, the compile and the run command
-def java_main_class(code: str) -> str:
-    """Find the class to run in Java source (the file must carry the public type's name).
+_JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 
-    Comments and literals are ignored; only top-level types count (a nested ``public static class``
-    is not the file's public type). Order: the top-level ``public`` type; otherwise the first
-    top-level type whose body declares ``void main(``; otherwise ``"Main"``.
 
-    Args:
-        code: Java source text.
+@functools.lru_cache(maxsize=64)
+def _java_top_types(code: str) -> tuple[tuple[str, bool, bool], ...]:
+    """Top-level types of Java source as ``(name, is public, declares void main)``.
 
-    Returns:
-        a Java identifier (the file is written as ``<name>.java`` and run as ``java <name>``).
+    Comments and literals are ignored; nested types (e.g. a ``public static class``) do not count.
     """
     text = _JAVA_NOISE.sub(" ", code)
-    depth, top = 0, []  # top-level types: (name, is public, body start)
+    depth, top = 0, []  # (name, is public, body start)
     for m in _JAVA_DECL.finditer(text):
         if m.group(0) == "{":
             depth += 1
@@ -56,14 +51,34 @@ def java_main_class(code: str) -> str:
             depth = max(0, depth - 1)
         elif depth == 0:
             top.append((m.group(3), "public" in m.group(1).split(), m.end()))
-    for name, public, _ in top:
-        if public:
-            return name
-    for i, (name, _, start) in enumerate(top):
-        end = top[i + 1][2] if i + 1 < len(top) else len(text)
-        if _JAVA_MAIN.search(text, start, end):
-            return name
-    return "Main"
+    return tuple((name, public, bool(_JAVA_MAIN.search(text, start, top[i + 1][2] if i + 1 < len(top) else len(text))))
+                 for i, (name, public, start) in enumerate(top))
+
+
+def java_main_class(code: str) -> str:
+    """The name the Java source file must carry: the top-level ``public`` type; otherwise the first
+    top-level type that declares ``void main(``; otherwise ``"Main"``.
+
+    Args:
+        code: Java source text.
+
+    Returns:
+        a Java identifier (the file is written as ``<name>.java``).
+    """
+    types = _java_top_types(code)
+    return next((n for n, public, _ in types if public), None) or \
+        next((n for n, _, has_main in types if has_main), "Main")
+
+
+def java_entry_class(code: str) -> str:
+    """The class ``java`` runs: the public type if it declares ``main``, else the first top-level
+    type that does, else the file's type; qualified with the source's ``package`` if it has one
+    (javac ``-d .`` writes ``pkg/Name.class``)."""
+    types = _java_top_types(code)
+    name = next((n for n, public, has_main in types if public and has_main), None) or \
+        next((n for n, _, has_main in types if has_main), None) or java_main_class(code)
+    package = _JAVA_PACKAGE.search(_JAVA_NOISE.sub(" ", code))
+    return f"{package.group(1)}.{name}" if package else name
 
 
 @dataclass(frozen=True)
@@ -78,6 +93,8 @@ class Recipe:
         version: argv that prints the toolchain version.
         main: function ``code -> entry name`` (default ``"main"``).
         env: extra environment variables for compile and run.
+        entry: function ``code -> name`` for the ``{entry}`` placeholder (the class Java runs);
+            defaults to :attr:`main`.
         module: a Python module the interpreter must be able to import for the language to count
             as installed (``pytest``); ``None`` when finding the program on ``PATH`` is enough.
     """
@@ -90,12 +107,14 @@ class Recipe:
     main: Callable[[str], str] = lambda code: "main"
     env: tuple[tuple[str, str], ...] = ()
     module: Optional[str] = None
+    entry: Optional[Callable[[str], str]] = None
 
     def argv(self, template: tuple[str, ...], code: str, python: str) -> list[str]:
         """Expand a command template for ``code`` (see module docstring for placeholders)."""
         main = self.main(code)
         source = self.source.format(main=main)
-        return [t.format(python=python, source=source, main=main) for t in template]
+        entry = self.entry(code) if self.entry else main
+        return [t.format(python=python, source=source, main=main, entry=entry) for t in template]
 
     def source_name(self, code: str) -> str:
         """The file name ``code`` is written to."""
@@ -114,10 +133,9 @@ RECIPES: dict[str, Recipe] = {
                version=("{python}", "-m", "pytest", "--version"), module="pytest"),
         Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std=c++17", "-pipe", "-o", "main", "main.cpp"),
                version=("g++", "--version")),
-        Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", "-cp", JAVA_CLASSPATH, "{main}"),
-               compile=("javac", "-encoding", "UTF-8", "-cp", JAVA_CLASSPATH, "{main}.java"),
-               version=("javac", "-version"),
-               main=java_main_class),
+        Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", "-cp", JAVA_CLASSPATH, "{entry}"),
+               compile=("javac", "-encoding", "UTF-8", "-d", ".", "-cp", JAVA_CLASSPATH, "{main}.java"),
+               version=("javac", "-version"), main=java_main_class, entry=java_entry_class),
         Recipe("nodejs", "main.js", ("node", "--stack-size=65500", "main.js"), version=("node", "--version")),
         Recipe("go", "main.go", ("./main",), compile=("go", "build", "-o", "main", "main.go"),
                version=("go", "version"), env=(("GO111MODULE", "off"),)),

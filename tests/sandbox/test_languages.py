@@ -101,3 +101,16 @@ def test_pytest_is_not_offered_by_an_interpreter_that_cannot_import_it():
     r = LocalSandbox(python=python).run_code({"code": "def test_a():\n    assert 1 == 1\n", "language": "pytest"})
     assert r.status == "SandboxError"
     assert "'pytest' is not installed" in r.message and "python" in r.message
+
+
+@pytest.mark.parametrize("code, stdout", [
+    ("public class Helper { static int two() { return 2; } }\n"
+     "class Main { public static void main(String[] a) { System.out.println(Helper.two()); } }\n", "2\n"),
+    ("package foo.bar;\npublic class Main { public static void main(String[] a) { System.out.println(\"pkg\"); } }\n",
+     "pkg\n"),
+], ids=["public-helper-without-main", "package-declaration"])
+def test_java_runs_the_class_with_main_even_when_another_is_public(local_sandbox, code, stdout):
+    """The file carries the public type's name (javac's rule) but ``java`` runs the type that
+    declares ``main``, qualified by the source's ``package`` (classes are written with ``-d .``)."""
+    r = local_sandbox.run_code({"code": code, "language": "java"})
+    assert (r.status, r.run_result.stdout) == ("Success", stdout), r
