@@ -6,9 +6,15 @@ Rules (BUG-023/024/025):
   (``<|im_start|>assistant``, ``<|start_header_id|>assistant<|end_header_id|>``, ``[/INST]``,
   ``<|assistant|>``) is dropped, then chat special tokens (``<|...|>``, ``</s>``) are removed;
 - ``\\r\\n`` and lone ``\\r`` become ``\\n``;
-- fence lines are three or more backticks; the tag is matched case-insensitively, trailing
-  whitespace ignored, against the language's tags (``python``: python, py, python3, py3, ...; each
-  sandbox language has its own set). Blocks with a matching tag win; then untagged blocks; then any;
+- reasoning (``<think>...</think>``, also ``<thinking>``) is dropped when the text after the last
+  ``</think>`` has a fence or the reasoning has none; code fenced only inside the reasoning is kept;
+- fences are three or more backticks. An opening fence stands on its own line (optional tag) or
+  ends a line of prose with a tag (``Here```python``); inside a block, a line starting with a fence
+  closes it whatever follows (``` ```</think>``, ``` ``` and done``) unless the rest is one bare
+  tag, and a line ending with a fence (``print(1)```) closes it after its code. The tag is matched
+  case-insensitively, trailing whitespace ignored, against the language's tags (``python``:
+  python, py, python3, py3, ...; each sandbox language has its own set). Blocks with a matching tag
+  win; then untagged blocks; then any;
 - ``policy="last"`` (default; LiveCodeBench, open-r1, PRIME, rllm) takes the last block,
   ``policy="first"`` the first (SandboxFusion ``default_extract_helper`` parity);
 - an unterminated final block (the model hit ``max_tokens``) counts, up to the end;
@@ -38,7 +44,15 @@ LANGUAGE_TAGS["pytest"] = LANGUAGE_TAGS["python"]
 _ASSISTANT = re.compile(r"<\|im_start\|>\s*assistant|<\|start_header_id\|>\s*assistant\s*<\|end_header_id\|>"
                         r"|\[/INST\]|<\|assistant\|>", re.I)
 _SPECIAL = re.compile(r"<\|[A-Za-z0-9_:.\- ]{1,40}\|>|</s>|<s>")
+_THINK_END = re.compile(r"</think(?:ing)?>", re.I)
+#: a fence on its own line, optional tag: opens a block (closes one when untagged)
 _FENCE = re.compile(r"^[ \t]*(`{3,})[ \t]*([^\s`]*)[ \t]*$")
+#: prose then a fence with a tag, ``Here```python``: opens a block
+_OPEN_AFTER_TEXT = re.compile(r"^[^`]*\S[ \t]*`{3,}([\w+#.\-]+)[ \t]*$")
+#: a line starting with a fence not followed by one bare tag (``` ``` and done``): closes a block
+_CLOSE_BEFORE_TEXT = re.compile(r"^[ \t]*`{3,}(?![\w+#.\-]+[ \t]*$)")
+#: code then a fence, ``print(1)```: closes a block after the code (group 1)
+_CLOSE_AFTER_CODE = re.compile(r"^(.*\S)[ \t]*`{3,}[ \t]*$")
 
 
 def _tags(language: str) -> frozenset[str]:
@@ -59,22 +73,43 @@ def clean_completion(completion: str) -> str:
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
     """``[(tag, body)]`` of the fenced blocks of ``text`` (tag lower-cased, ``""`` if none).
 
-    An unterminated last block runs to the end of the text.
+    Fence forms are those of the module docstring. An unterminated last block runs to the end of the text.
     """
     blocks: list[tuple[str, str]] = []
     tag, body, inside = "", [], False
     for line in text.split("\n"):
-        m = _FENCE.match(line)
-        if inside and m and not m.group(2):
+        own = _FENCE.match(line)
+        if not inside:
+            opener = own.group(2) if own else (m.group(1) if (m := _OPEN_AFTER_TEXT.match(line)) else None)
+            if opener is not None:
+                tag, body, inside = opener.lower(), [], True
+            continue
+        if (own and not own.group(2)) or _CLOSE_BEFORE_TEXT.match(line):
             blocks.append((tag, "\n".join(body)))
             inside = False
-        elif not inside and m:
-            tag, body, inside = m.group(2).lower(), [], True
-        elif inside:
+        elif (code := _CLOSE_AFTER_CODE.match(line)) and not own:
+            blocks.append((tag, "\n".join([*body, code.group(1)])))
+            inside = False
+        else:
             body.append(line)
     if inside:
         blocks.append((tag, "\n".join(body)))
     return blocks
+
+
+def drop_reasoning(text: str) -> str:
+    """``text`` without its ``<think>...</think>`` reasoning, unless the only fenced code is in it."""
+    ends = list(_THINK_END.finditer(text))
+    if not ends:
+        return text
+    after = text[ends[-1].end():]
+    if _has_fence(after) or not _has_fence(text[: ends[-1].start()]):
+        return after
+    return text
+
+
+def _has_fence(text: str) -> bool:
+    return bool(fenced_blocks(text))
 
 
 def extract_code(completion: str, language: str = "python", policy: Literal["last", "first"] = "last") -> str:
@@ -93,12 +128,10 @@ def extract_code(completion: str, language: str = "python", policy: Literal["las
     """
     if policy not in ("last", "first"):
         raise ValueError(f"policy: {policy!r} is not 'last' or 'first'")
-    text = clean_completion(completion)
-    fence_lines = [m for m in map(_FENCE.match, text.split("\n")) if m]
-    if len(fence_lines) == 1 and not fence_lines[0].group(2):
-        before = text[: text.find(fence_lines[0].group(0))]
-        if before.strip():  # a lone closing fence after bare code
-            return _tidy(before)
+    text = drop_reasoning(clean_completion(completion))
+    lone = _lone_closing_fence(text)
+    if lone is not None:
+        return _tidy(lone)
     blocks = fenced_blocks(text)
     if not blocks:
         return _tidy(text)
@@ -108,6 +141,23 @@ def extract_code(completion: str, language: str = "python", policy: Literal["las
         if chosen:
             return _tidy(chosen[-1] if policy == "last" else chosen[0])
     return ""
+
+
+def _lone_closing_fence(text: str) -> "str | None":
+    """The code before the only fence of ``text`` when that fence is an untagged closing one."""
+    lines = text.split("\n")
+    fences = [i for i, line in enumerate(lines) if "```" in line and (
+        _FENCE.match(line) or _OPEN_AFTER_TEXT.match(line) or _CLOSE_BEFORE_TEXT.match(line)
+        or _CLOSE_AFTER_CODE.match(line))]
+    if len(fences) != 1:
+        return None
+    i = fences[0]
+    own = _FENCE.match(lines[i])
+    if (own and own.group(2)) or _OPEN_AFTER_TEXT.match(lines[i]):
+        return None  # an opening fence
+    code = _CLOSE_AFTER_CODE.match(lines[i])
+    before = "\n".join(lines[:i] + ([code.group(1)] if code and not own else []))
+    return before if before.strip() else None
 
 
 def _tidy(code: str) -> str:

@@ -10,14 +10,19 @@ Rules (each pinned by a test in ``tests/reward``):
   marker after its test (BUG-027); call results are compared on the host as JSON values (a lying
   ``__eq__`` cannot pass, tuple -> list, BUG-017/010); a raising function is a runtime error
   (BUG-016);
-- stdio outputs are compared with the spec's checker (:mod:`reward.checkers`, default ``lines``).
+- stdio outputs are compared with the spec's checker (:mod:`reward.checkers`, default ``lines``);
+  a stdout cut at the sandbox output limit is a wrong answer when the expected output is shorter
+  than what came back, else ``test_data_error`` (the limit, ``JUDGEBOX_OUTPUT_LIMIT_BYTES``, is too
+  small for the problem).
 
 ``judge`` and ``ajudge`` share one implementation (:class:`_Judging`); only the sandbox call differs.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import re
 import secrets
 import threading
@@ -38,6 +43,8 @@ from .verdict import Judgement, TestResult, Verdict
 
 _SYNTAX = re.compile(r"^(SyntaxError|IndentationError|TabError)\b", re.M)
 _HEAD = 2000
+
+logger = logging.getLogger("judgebox.reward")
 
 _default_client: Optional[SandboxClient] = None
 _client_lock = threading.Lock()
@@ -63,6 +70,20 @@ def marker(stdout: Optional[str], nonce: str) -> Optional[dict[str, Any]]:
                 return None
             return value if isinstance(value, dict) else None
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def warn_once(message: str) -> None:
+    """Log ``message`` as a warning on the ``judgebox.reward`` logger, once per distinct message
+    (the last 4096 distinct messages are remembered)."""
+    logger.warning(message)
+
+
+def warn_unknown(where: str, j: Judgement) -> None:
+    """Warn (:func:`warn_once`) why a verdict carries no reward: ``where`` names the scorer;
+    nothing is logged unless ``j.verdict`` is ``test_data_error`` or ``infra_error``."""
+    if j.verdict in (Verdict.test_data_error, Verdict.infra_error):
+        warn_once(f"{where}: {j.verdict.value}, reward masked: {j.message or 'no detail'}")
 
 
 def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
@@ -228,8 +249,7 @@ class _Judging:
         case = self.spec.stdio[i]
         out = run.stdout or ""
         if run.stdout_truncated:
-            res.stderr = (res.stderr + "\n[judgebox] output limit exceeded").strip()
-            return Verdict.wrong_answer
+            return self.truncated_verdict(len(out.encode()), len(case.expected.encode()), res)
         if self.needs_program_checker:
             self._stdout[i] = out
             return Verdict.accepted  # provisional: the checker program decides
@@ -237,6 +257,21 @@ class _Judging:
             return Verdict.accepted
         res.needs_checker = self.spec.multiple_answers
         return Verdict.wrong_answer
+
+    @staticmethod
+    def truncated_verdict(got: int, want: int, res: TestResult) -> Verdict:
+        """The verdict of a stdout cut at the sandbox output limit (``got`` bytes came back, the
+        expected output has ``want`` bytes): the program printed more than ``got`` bytes, so a shorter
+        expected output is a wrong answer; a longer or equal one cannot be compared (test_data_error)."""
+        if want < got:
+            res.stderr = (res.stderr + "\n[judgebox] output limit exceeded").strip()
+            return Verdict.wrong_answer
+        res.stderr = (res.stderr + f"\n[judgebox] the expected output ({want} bytes) exceeds the sandbox "
+                      f"output limit (stdout was cut at {got} bytes), so the program cannot be judged; raise "
+                      f"the limit above the largest expected output, e.g. JUDGEBOX_OUTPUT_LIMIT_BYTES={2 * want} "
+                      "in the environment of `judgebox serve` (or of this process for the embedded "
+                      "sandbox)").strip()
+        return Verdict.test_data_error
 
     def call_verdict(self, i: int, value: Any) -> Verdict:
         case = self.spec.calls[i]
@@ -273,4 +308,4 @@ def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[Verdict]:
     return None
 
 
-__all__ = ["ajudge", "default_client", "judge", "marker"]
+__all__ = ["ajudge", "default_client", "judge", "marker", "warn_once", "warn_unknown"]

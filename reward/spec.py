@@ -122,8 +122,9 @@ class TestSpec(BaseModel):
         stdio inputs/outputs may be strings or lists of lines (joined with ``\n``). With ``fn_name``,
         each input is the argument list (or a string of one JSON value per line, LiveCodeBench) and
         each output the JSON value (or its JSON text); a one-element list output also accepts its
-        element (APPS grader rule). Non-empty ``assert_case`` entries make assert tests. ``fields``
-        override spec fields (``language``, ``checker``, ``run_timeout``, ...).
+        element (APPS grader rule). Non-empty ``assert_case`` entries make assert tests. A
+        ``language`` key sets the spec's language. ``fields`` override spec fields (``language``,
+        ``checker``, ``run_timeout``, ...).
 
         Raises:
             TestDataError: undecodable JSON, not a dict, missing/empty/mismatched lists (BUG-005).
@@ -137,6 +138,8 @@ class TestSpec(BaseModel):
                 or not isinstance(in_outs.get("outputs"), list):
             raise TestDataError('input_output: expected {"inputs": [...], "outputs": [...]}')
         inputs, outputs = in_outs["inputs"], in_outs["outputs"]
+        if isinstance(in_outs.get("language"), str) and in_outs["language"]:
+            fields = {"language": in_outs["language"], **fields}
         asserts = [a for a in in_outs.get("assert_case") or [] if isinstance(a, str) and a.strip()]
         if asserts:
             return cls._build(kind="assert", asserts=asserts, **fields)
@@ -156,7 +159,9 @@ class TestSpec(BaseModel):
 
     @classmethod
     def from_ground_truth(cls, ground_truth: Union[str, dict, "TestSpec"], **fields: Any) -> "TestSpec":
-        """A spec from verl ``ground_truth``: a TestSpec, its JSON/dict (has ``kind``), or ``in_outs``.
+        """A spec from verl ``ground_truth``: a TestSpec, its JSON/dict (has ``kind``), open-r1
+        ``verification_info`` (has ``test_cases``, :meth:`from_verification_info`) or ``in_outs``
+        (:meth:`from_in_outs`).
 
         Raises:
             TestDataError: the data is undecodable or invalid (the message names the field).
@@ -170,7 +175,46 @@ class TestSpec(BaseModel):
                 raise TestDataError(f"ground_truth: not valid JSON ({exc})") from None
         if isinstance(ground_truth, dict) and "kind" in ground_truth:
             return cls._build(**{**ground_truth, **fields})
+        if isinstance(ground_truth, dict) and "test_cases" in ground_truth:
+            return cls.from_verification_info(ground_truth, **fields)
         return cls.from_in_outs(ground_truth, **fields)
+
+    @classmethod
+    def from_verification_info(cls, info: Union[str, dict, None], **fields: Any) -> "TestSpec":
+        """A spec from open-r1 ``verification_info``: ``{"language": "python", "test_cases": [{"type":
+        "stdin_stdout", "input": "1 2\\n", "output": "3\\n"}, ...]}`` (dict or JSON string; source:
+        open-r1 ``verifiable-coding-problems`` datasets and ``open_r1.rewards.code_reward``).
+
+        Each case becomes a stdio case (``input``/``output`` text or lists of lines); ``language``
+        (default ``python``) sets the spec's language; ``fields`` override spec fields.
+
+        Raises:
+            TestDataError: undecodable JSON, no ``test_cases`` list, an empty list, a case that is not
+                an object, a ``type`` other than ``stdin_stdout``, or non-text ``input``/``output``.
+        """
+        if isinstance(info, (str, bytes)):
+            try:
+                info = json.loads(info)
+            except ValueError as exc:
+                raise TestDataError(f"verification_info: not valid JSON ({exc})") from None
+        cases = info.get("test_cases") if isinstance(info, dict) else None
+        if not isinstance(cases, list):
+            raise TestDataError('verification_info: expected {"language": ..., "test_cases": [...]}')
+        if not cases:
+            raise TestDataError("verification_info.test_cases: no test cases")
+        stdio = []
+        for i, case in enumerate(cases):
+            field = f"verification_info.test_cases[{i}]"
+            if not isinstance(case, dict):
+                raise TestDataError(f"{field}: expected an object with type, input and output")
+            if case.get("type", "stdin_stdout") != "stdin_stdout":
+                raise TestDataError(f"{field}.type: {case.get('type')!r} is not supported; use "
+                                    "'stdin_stdout' cases (or a TestSpec for other kinds)")
+            stdio.append(StdioCase(stdin=_text(case.get("input"), f"{field}.input"),
+                                   expected=_text(case.get("output"), f"{field}.output")))
+        if isinstance(info.get("language"), str) and info["language"]:
+            fields = {"language": info["language"], **fields}
+        return cls._build(kind="stdio", stdio=stdio, **fields)
 
     @classmethod
     def _build(cls, **data: Any) -> "TestSpec":

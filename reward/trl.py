@@ -2,10 +2,12 @@
 
 ``code_reward(prompts, completions, **dataset_columns) -> list[float | None]``: one score per
 completion; ``None`` when the verdict is unknown (sandbox failure or bad test data), which TRL turns
-into NaN and ignores (BUG-007). The tests come from the first dataset column present among
+into NaN and ignores (BUG-007); the reason is logged as a warning on the ``judgebox.reward`` logger
+(once per distinct message). The tests come from the first dataset column present among
 ``test_spec``, ``ground_truth``, ``input_output``, ``verification_info``, ``tests`` (a TestSpec or
-``in_outs``, dict or JSON; see :meth:`reward.spec.TestSpec.from_ground_truth`); an optional
-``language`` column overrides the spec's language. Completions may be plain strings or
+``in_outs``, or open-r1 ``verification_info`` ``{"language", "test_cases": [{"type": "stdin_stdout",
+"input", "output"}]}``, dict or JSON; see :meth:`reward.spec.TestSpec.from_ground_truth`); a
+``language`` key in the data sets the language and an optional ``language`` column overrides it. Completions may be plain strings or
 conversational (a list of ``{"role", "content"}`` messages: the last assistant message is used).
 """
 
@@ -17,8 +19,9 @@ from sandbox.client import SandboxClient
 
 from .batch import judge_many
 from .extract import extract_code
+from .judge import warn_unknown
 from .spec import TestDataError, TestSpec
-from .verdict import Judgement
+from .verdict import Judgement, Verdict
 
 #: Dataset columns searched for the tests, in order.
 TEST_COLUMNS = ("test_spec", "ground_truth", "input_output", "verification_info", "tests")
@@ -65,18 +68,22 @@ def make_code_reward(*, score_mode: str = "pass_rate", client: Optional[SandboxC
         if len(columns[name]) != len(completions):
             raise ValueError(f"code_reward: {len(columns[name])} {name} rows for {len(completions)} completions")
         languages = columns.get("language") or [None] * len(completions)
-        specs, codes, bad = [], [], set()
+        specs, codes, bad = [], [], {}
         for i, (gt, comp, lang) in enumerate(zip(columns[name], completions, languages)):
             try:
                 spec = TestSpec.from_ground_truth(gt, **({"language": lang} if lang else {}))
-            except TestDataError:
-                bad.add(i)
-                spec = TestSpec(kind="stdio")  # judged as test_data_error (no tests)
+            except TestDataError as exc:
+                bad[i] = Judgement(verdict=Verdict.test_data_error, message=f"column {name!r}: {exc}")
+                spec = TestSpec(kind="stdio")  # not judged: the reward is None
             specs.append(spec)
             codes.append(extract_code(completion_text(comp), spec.language, extract_policy))  # type: ignore[arg-type]
-        judgements = judge_many(specs, codes, client=client, concurrency=concurrency,
-                                stop_on_first_failure=score_mode == "binary")
-        return [None if i in bad else _value(j, score_mode) for i, j in enumerate(judgements)]
+        good = [i for i in range(len(specs)) if i not in bad]
+        judged = dict(zip(good, judge_many([specs[i] for i in good], [codes[i] for i in good], client=client,
+                                           concurrency=concurrency, stop_on_first_failure=score_mode == "binary")))
+        judgements = [bad.get(i) or judged[i] for i in range(len(specs))]
+        for j in judgements:
+            warn_unknown("code_reward", j)
+        return [_value(j, score_mode) for j in judgements]
 
     return code_reward
 

@@ -17,7 +17,7 @@ from sandbox.client import SandboxClient
 
 # Absolute imports: verl loads this file by path (``custom_reward_function.path``), outside the package.
 from reward.extract import extract_code
-from reward.judge import default_client, judge
+from reward.judge import default_client, judge, warn_unknown
 from reward.spec import TestDataError, TestSpec
 from reward.verdict import Judgement, TestResult, Verdict
 
@@ -141,8 +141,9 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
         data_source: the dataset name (informational).
         solution_str: the model completion; the code is extracted with
             :func:`reward.extract.extract_code`.
-        ground_truth: a :class:`TestSpec` (object, dict or JSON string with ``kind``) or verl/APPS
-            ``in_outs`` (dict or JSON string).
+        ground_truth: a :class:`TestSpec` (object, dict or JSON string with ``kind``), verl/APPS
+            ``in_outs`` or open-r1 ``verification_info`` (dict or JSON string; a ``language`` key
+            sets the language).
         extra_info: may carry ``language``.
         kwargs (all optional): ``sandbox_fusion_url``/``sandbox_url`` (default: environment, else
             embedded), ``score_mode`` (``"binary"`` default, or ``"pass_rate"``), ``language``,
@@ -157,7 +158,9 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
         a dict with exactly :data:`SCORE_KEYS`: ``score`` (float), ``acc`` (bool), ``pass_rate``
         (float or ``None`` when unknown), ``n_passed``, ``n_total`` (every test counts),
         ``verdict`` (a :class:`Verdict` value) and ``infra_error`` (True when the sandbox failed or
-        the test data is bad: the score then carries no information and should be masked).
+        the test data is bad: the score then carries no information and should be masked; the
+        reason is logged as a warning on the ``judgebox.reward`` logger, once per distinct message,
+        since verl's result keys are fixed).
     """
     extra_info = extra_info or {}
     language = kwargs.get("language") or extra_info.get("language") or "python"
@@ -193,6 +196,7 @@ def _judge_gated(gate: Optional[threading.Semaphore], spec: TestSpec, code: str,
 
 
 def _score(j: Judgement, binary: bool, kwargs: dict[str, Any]) -> dict[str, Any]:
+    warn_unknown("compute_score", j)
     unknown = j.verdict in (Verdict.infra_error, Verdict.test_data_error)
     rate = j.pass_rate
     if unknown:
