@@ -3,13 +3,89 @@
 Subcommands: ``serve`` (the sandbox HTTP server), ``eval`` (score samples of a dataset, pass@k),
 ``datasets`` (list the dataset manifests and what is available locally) and ``data convert`` (write a
 dataset as verl parquet rows).
+
+Exit status: 0 done; 1 a usage or input error (one line on stderr naming the argument, the path, the
+reason and the fix); 2 ``eval`` finished but infrastructure errors remain (run it again to score those
+samples); 128 + the signal number (130 Ctrl-C, 143 SIGTERM) ``eval`` was interrupted, its results kept.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from pathlib import Path
 from typing import Optional, Sequence
+
+USAGE_ERROR = 1
+"""Exit status of a bad argument or input (argparse's own usage errors included)."""
+
+
+class UsageError(Exception):
+    """A bad argument or input path; its message names the argument, the path, the reason and the fix."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with usage errors exiting ``USAGE_ERROR`` (argparse uses 2, which ``eval`` reserves for
+    "infrastructure errors remain")."""
+
+    def error(self, message: str):
+        """Print the usage and ``message`` to stderr and exit ``USAGE_ERROR``."""
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def readable(flag: str, path: str, fix: str) -> Path:
+    """``path`` given as ``flag``, checked to be a file that can be read.
+
+    Raises:
+        UsageError: it cannot be opened for reading (missing, a directory, no permission); the message
+            is ``FLAG PATH: OS reason; fix``.
+    """
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: {exc.strerror}; {fix}") from None
+    return Path(path)
+
+
+def writable(flag: str, path: str, make_parent: bool = False) -> Path:
+    """``path`` given as ``flag``, checked (before any work is done) to be a file that can be written.
+
+    Args:
+        make_parent: create missing parent directories first.
+
+    Raises:
+        UsageError: it cannot be opened for appending (no such directory, a directory, no permission);
+            the message is ``FLAG PATH: OS reason; fix``.
+    """
+    out = Path(path)
+    existed = out.exists()
+    try:
+        if make_parent:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        with open(out, "ab"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: {exc.strerror}; give a file path in an existing directory "
+                         "you can write to") from None
+    if not existed:
+        out.unlink()
+    return out
+
+
+async def until_terminated(coro):
+    """Await ``coro``; SIGTERM cancels it the way ``asyncio.run`` cancels on Ctrl-C, so it shuts down
+    cleanly (its ``finally`` blocks run) and ``asyncio.run`` raises ``CancelledError``."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
+    try:
+        return await coro
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -40,9 +116,8 @@ def _ks(text: str) -> list[int]:
 def _eval(args: argparse.Namespace) -> int:
     import asyncio
     import os
-    from pathlib import Path
 
-    from reward.evaluate import Evaluation, dataset_samples, load_results, read_samples
+    from reward.evaluate import Evaluation, dataset_samples, read_samples
     from reward.loaders import load_dataset
     from reward.report import print_table, write_chart, write_summary
     from sandbox import SandboxClient
@@ -53,22 +128,32 @@ def _eval(args: argparse.Namespace) -> int:
         samples = dataset_samples(problems, args.samples)
         tag = args.samples.replace("column:", "")
     else:
-        samples = read_samples(Path(args.samples), problems)
-        tag = Path(args.samples).name.split(".")[0]
-    results = Path(args.results or Path("judgebox-results") / f"{name}-{tag}.results.jsonl")
-    already = len(load_results(results))
-    if already:
-        print(f"resuming from {results}: {already} of {len(samples)} samples already have a result")
+        path = readable("--samples", args.samples,
+                        "give a jsonl/json/parquet samples file, 'gold' or 'column:NAME'")
+        samples = read_samples(path, problems)
+        tag = path.name.split(".")[0]
+    results = writable("--results", args.results or f"judgebox-results/{name}-{tag}.results.jsonl",
+                       make_parent=True)
+    for flag, out in (("--summary", args.summary), ("--chart", args.chart)):
+        if out:
+            writable(flag, out)
     client = SandboxClient(args.sandbox_url or None)
     concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
                             dataset=name)
+    done, pending = evaluation.plan(samples)
+    if done:
+        redo = sum(1 for s in pending if s.key in done)
+        print(f"resuming from {results}: keeping {len(samples) - len(pending)} of {len(samples)} results; "
+              f"re-scoring {redo} infrastructure errors; scoring {len(pending) - redo} new samples")
     try:
-        summary = asyncio.run(evaluation.run(samples, args.k, progress=not args.no_progress))
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: results so far are in {results}; run the same command to resume")
-        return 130
+        summary = asyncio.run(until_terminated(evaluation.run(samples, args.k, progress=not args.no_progress)))
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
+        print(f"\ninterrupted ({signum.name}): results so far are in {results}; run the same command to resume",
+              flush=True)
+        return 128 + signum
     print_table(summary)
     print(f"results: {results}")
     if args.summary:
@@ -103,8 +188,6 @@ def _datasets(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -113,11 +196,11 @@ def _convert(args: argparse.Namespace) -> int:
 
     problems, manifest = load_dataset(args.dataset, args.format)
     name = manifest.name if manifest else Path(args.dataset).name.split(".")[0]
+    out = writable("--out", args.out or f"{name}.verl.parquet")
     usable = [p for p in problems if p.spec is not None]
     tools = [t for t in args.tool_selection.split(",") if t] if args.tool_selection is not None else None
     rows = [to_row(p, i, agent_name=args.agent_name, tool_selection=tools, system=args.system)
             for i, p in enumerate(usable)]
-    out = Path(args.out or f"{name}.verl.parquet")
     pq.write_table(pa.Table.from_pylist(rows), out)
     skipped = len(problems) - len(usable)
     print(f"wrote {len(rows)} rows to {out}" + (f" ({skipped} problems with unusable tests skipped)" if skipped else ""))
@@ -126,7 +209,7 @@ def _convert(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="judgebox", description=__doc__)
+    parser = Parser(prog="judgebox", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the SandboxFusion-compatible HTTP server")
     serve.add_argument("--host", default="127.0.0.1")
@@ -180,8 +263,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (FileNotFoundError, KeyError, ValueError) as exc:
-        parser.exit(2, f"judgebox {args.command}: {exc.args[0] if exc.args else exc}\n")
+    except (UsageError, OSError, KeyError, ValueError) as exc:
+        if isinstance(exc, OSError) and exc.strerror:  # an OS error with no message of ours
+            message = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+        else:
+            message = exc.args[0] if exc.args else str(exc)
+        parser.exit(USAGE_ERROR, f"judgebox {args.command}: {message}\n")
 
 
 if __name__ == "__main__":

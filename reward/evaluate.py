@@ -184,6 +184,26 @@ class Evaluation:
         judgement = await retrying(once)
         return result_row(sample, judgement, time.perf_counter() - start, attempts)
 
+    def plan(self, samples: list[Sample]) -> tuple[dict[tuple[str, int], dict[str, Any]], list[Sample]]:
+        """What a run of ``samples`` would do: ``(results already in the file, samples to score)``.
+
+        The samples to score are those with no result yet plus those whose result is ``infra_error``
+        (not final); every other result is kept.
+
+        Raises:
+            ValueError: the results file holds a result for a sample whose completion differs
+                (it belongs to another samples file: use a new ``--results`` path).
+        """
+        done = load_results(self.results_path)
+        for sample in samples:
+            row = done.get(sample.key)
+            if row is not None and row.get("completion_sha256") != sample.digest:
+                raise ValueError(f"{self.results_path}: the result of {sample.task_id} sample "
+                                 f"{sample.sample_id} is for a different completion; use a new --results path")
+        pending = [s for s in samples
+                   if s.key not in done or done[s.key]["verdict"] == Verdict.infra_error.value]
+        return done, pending
+
     async def run(self, samples: list[Sample], ks: Iterable[int] = (1,), progress: bool = True) -> EvalSummary:
         """Score every sample that has no final result yet, appending results as they complete.
 
@@ -193,14 +213,7 @@ class Evaluation:
         """
         from tqdm import tqdm
 
-        done = load_results(self.results_path)
-        for sample in samples:
-            row = done.get(sample.key)
-            if row is not None and row.get("completion_sha256") != sample.digest:
-                raise ValueError(f"{self.results_path}: the result of {sample.task_id} sample "
-                                 f"{sample.sample_id} is for a different completion; use a new --results path")
-        pending = [s for s in samples
-                   if s.key not in done or done[s.key]["verdict"] == Verdict.infra_error.value]
+        done, pending = self.plan(samples)
         passed = sum(1 for s in samples if s.key in done and done[s.key]["passed"])
         start = time.perf_counter()
         bar = tqdm(total=len(samples), initial=len(samples) - len(pending), unit="sample",

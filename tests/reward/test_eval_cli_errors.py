@@ -1,0 +1,120 @@
+"""``judgebox eval`` / ``judgebox data`` as a new user meets them: each bad argument is one clear line
+and exit status 1 (2 means only "infrastructure errors remain"), SIGTERM shuts down like Ctrl-C, and the
+resume line says what is kept and what is re-scored. Every test runs the real ``judgebox`` command."""
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from reward.loaders import load_dataset
+from tests.reward.test_eval import JUDGEBOX, closed_port, embedded_env, judgebox, write_samples
+
+FIX_IN = "give a jsonl/json/parquet samples file, 'gold' or 'column:NAME'"
+FIX_OUT = "give a file path in an existing directory you can write to"
+
+
+def only_line(proc) -> str:
+    """The error line of a failed command: the last on stderr, with no traceback and nothing on stdout
+    (stderr may also hold the embedded sandbox's startup warnings)."""
+    assert proc.stdout == "" and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
+    return proc.stderr.splitlines()[-1]
+
+
+def test_a_missing_samples_file_names_the_flag_the_path_the_reason_and_the_fix(tmp_path):
+    proc = judgebox("eval", "humaneval", "--samples", "nope.jsonl", cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == f"judgebox eval: --samples nope.jsonl: No such file or directory; {FIX_IN}"
+
+
+def test_a_directory_as_samples_is_a_clear_error_not_a_traceback(tmp_path):
+    proc = judgebox("eval", "humaneval", "--samples", str(tmp_path), cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == f"judgebox eval: --samples {tmp_path}: Is a directory; {FIX_IN}"
+
+
+def test_an_output_in_a_missing_directory_is_refused_before_any_work(tmp_path):
+    out = tmp_path / "nonexistent-dir" / "z.parquet"
+    proc = judgebox("data", "convert", "humaneval", "--to", "verl-parquet", "--out", str(out),
+                    cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == f"judgebox data: --out {out}: No such file or directory; {FIX_OUT}"
+    proc = judgebox("eval", "humaneval", "--samples", "gold", "--summary", str(tmp_path), cwd=tmp_path,
+                    check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == f"judgebox eval: --summary {tmp_path}: Is a directory; {FIX_OUT}"
+    assert not (tmp_path / "judgebox-results" / "humaneval-gold.results.jsonl").exists()
+
+
+def test_argparse_usage_errors_exit_1_not_the_infra_status_2(tmp_path):
+    proc = judgebox("eval", "humaneval", cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[-1] == "judgebox eval: error: the following arguments are required: --samples"
+    proc = judgebox("data", "convert", "humaneval", "--to", "csv", cwd=tmp_path, check=False)
+    assert proc.returncode == 1 and "invalid choice: 'csv'" in proc.stderr
+    assert judgebox("--help", cwd=tmp_path, check=False).returncode == 0
+
+
+def test_sigterm_is_a_clean_interrupt_and_the_rerun_completes(tmp_path):
+    """SIGTERM mid-run: the 'interrupted' line, status 143, no run-* working directory (nor pids
+    cgroup) left behind, results kept; the same command then finishes with 164/164."""
+    root = tmp_path / "workdirs"
+    root.mkdir()
+    env = dict(embedded_env(), JUDGEBOX_WORKDIR_ROOT=str(root))
+    args = [*JUDGEBOX, "eval", "humaneval", "--samples", "gold", "--k", "1", "--no-progress",
+            "--results", "r.jsonl", "--summary", "s.json"]
+    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not any(root.glob("run-*")):
+        time.sleep(0.05)  # wait until programs are running, so the signal lands mid-run
+    time.sleep(1)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, out + err
+    assert "interrupted (SIGTERM): results so far are in r.jsonl; run the same command to resume" in out
+    assert "Traceback" not in err
+    assert list(root.glob("run-*")) == []
+    assert run_cgroups(proc.pid) == []
+    kept = (tmp_path / "r.jsonl").read_text().splitlines()
+    assert 0 < len(kept) < 164
+
+    rerun = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert (f"resuming from r.jsonl: keeping {len(kept)} of 164 results; re-scoring 0 infrastructure "
+            f"errors; scoring {164 - len(kept)} new samples") in rerun.stdout
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["pass_at_k"] == {"pass@1": 1.0} and summary["n_scored"] == 164
+    assert list(root.glob("run-*")) == []
+
+
+def run_cgroups(pid: int) -> list[str]:
+    """The per-run cgroups (``.../judgebox/run-PID-N``) of judgebox process ``pid`` on this machine."""
+    return [str(p) for depth in ("", "*/", "*/*/")
+            for p in Path("/sys/fs/cgroup").glob(f"{depth}judgebox/run-{pid}-*")]
+
+
+def test_resume_after_infra_errors_says_they_are_rescored(tmp_path):
+    problems, _ = load_dataset("humaneval")
+    samples = write_samples(tmp_path / "s.jsonl", [(p.task_id, p.gold) for p in problems[:3]])
+    args = ["eval", "humaneval", "--samples", str(samples), "--k", "1", "--no-progress", "--results", "r.jsonl"]
+    down = judgebox(*args, "--sandbox-url", f"http://127.0.0.1:{closed_port()}", "--retries", "0",
+                    cwd=tmp_path, check=False, timeout=300)
+    assert down.returncode == 2, down.stdout + down.stderr
+    rerun = judgebox(*args, cwd=tmp_path)
+    assert ("resuming from r.jsonl: keeping 0 of 3 results; re-scoring 3 infrastructure errors; "
+            "scoring 0 new samples") in rerun.stdout
+
+
+def test_a_results_file_of_other_completions_is_refused_before_any_resume_line(tmp_path):
+    problems, _ = load_dataset("humaneval")
+    first = [(p.task_id, p.gold) for p in problems[:2]]
+    write_samples(tmp_path / "a.jsonl", first)
+    write_samples(tmp_path / "b.jsonl", [(t, "    return None\n") for t, _ in first])
+    judgebox("eval", "humaneval", "--samples", "a.jsonl", "--results", "r.jsonl", "--no-progress", cwd=tmp_path)
+    proc = judgebox("eval", "humaneval", "--samples", "b.jsonl", "--results", "r.jsonl", cwd=tmp_path,
+                    check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == (f"judgebox eval: r.jsonl: the result of {first[0][0]} sample 0 is for a "
+                               "different completion; use a new --results path")
