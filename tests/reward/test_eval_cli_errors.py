@@ -66,10 +66,9 @@ def test_sigterm_is_a_clean_interrupt_and_the_rerun_completes(tmp_path):
             "--results", "r.jsonl", "--summary", "s.json"]
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not any(root.glob("run-*")):
-        time.sleep(0.05)  # wait until programs are running, so the signal lands mid-run
-    time.sleep(1)
+    results, deadline = tmp_path / "r.jsonl", time.monotonic() + 120
+    while time.monotonic() < deadline and not (results.exists() and results.read_bytes().count(b"\n")):
+        time.sleep(0.02)  # the first result is in and programs are running: the signal lands mid-run
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 128 + signal.SIGTERM, out + err
@@ -77,7 +76,7 @@ def test_sigterm_is_a_clean_interrupt_and_the_rerun_completes(tmp_path):
     assert "Traceback" not in err
     assert list(root.glob("run-*")) == []
     assert run_cgroups(proc.pid) == []
-    kept = (tmp_path / "r.jsonl").read_text().splitlines()
+    kept = results.read_text().splitlines()
     assert 0 < len(kept) < 164
 
     rerun = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
