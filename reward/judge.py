@@ -72,6 +72,20 @@ def marker(stdout: Optional[str], nonce: str) -> Optional[dict[str, Any]]:
     return None
 
 
+def test_lines(stdout: Optional[str], nonce: str) -> dict[int, dict[str, Any]]:
+    """The per-test marker lines of a batched run: ``{index: {"status": ..., "seconds": ...}}``."""
+    prefix, found = nonce + " ", {}
+    for line in (stdout or "").splitlines():
+        if line.startswith(prefix):
+            try:
+                value = json.loads(line[len(prefix):])
+            except ValueError:
+                continue
+            if isinstance(value, dict) and isinstance(value.get("index"), int):
+                found.setdefault(value["index"], value)
+    return found
+
+
 @functools.lru_cache(maxsize=4096)
 def warn_once(message: str) -> None:
     """Log ``message`` as a warning on the ``judgebox.reward`` logger, once per distinct message
@@ -119,6 +133,7 @@ class _Judging:
     def __init__(self, spec: TestSpec, code: str, stop: bool) -> None:
         self.spec, self.code, self.stop = spec, code, stop
         self.nonce: Optional[str] = None
+        self.batched = False
         self.checker_nonce = secrets.token_hex(16)
         self.results: Optional[list[TestResult]] = None
         self.pending: list[TestResult] = []
@@ -153,6 +168,7 @@ class _Judging:
         except ValidationError as exc:  # e.g. a language name the sandbox API does not know
             return self.whole(Verdict.test_data_error, f"the sandbox request is invalid: {exc}")
         self.nonce = plan.nonce
+        self.batched = plan.batched
         return plan.request
 
     def failed(self, exc: Exception) -> Judgement:
@@ -166,7 +182,8 @@ class _Judging:
     def feed(self, resp: RunTestsResponse) -> "RunTestsRequest | Judgement":
         if self.results is not None:  # the checker program's answers
             return self.apply_checker(resp)
-        if resp.status == RunStatus.SandboxError or len(resp.run_results) != self.spec.n_tests:
+        cases = 1 if self.batched else self.spec.n_tests
+        if resp.status == RunStatus.SandboxError or len(resp.run_results) != cases:
             return self.whole(Verdict.infra_error, resp.message or
                               f"sandbox returned {len(resp.run_results)} results for {self.spec.n_tests} tests")
         compile_verdict = _compile_verdict(resp.compile_result)
@@ -174,6 +191,9 @@ class _Judging:
             self.results = [TestResult(index=i, verdict=compile_verdict) for i in range(self.spec.n_tests)]
             msg = (resp.compile_result.stderr or "")[-_HEAD:] if resp.compile_result else ""
             return self.summary(msg)
+        if self.batched:
+            self.results = self.unbatch(resp.run_results[0])
+            return self.summary()
         self.results = [self.one(i, run) for i, run in enumerate(resp.run_results)]
         pending = [r for r in self.results if r.verdict == Verdict.accepted and self.needs_program_checker]
         if pending:
@@ -198,6 +218,39 @@ class _Judging:
         for r, ok in zip(self.pending, verdicts):
             r.verdict = Verdict.accepted if ok else Verdict.wrong_answer
         return self.summary()
+
+    def unbatch(self, run: Optional[CommandRunResult]) -> list[TestResult]:
+        """Per-test results of one runner process that ran every test (``assert`` kind).
+
+        A test counts as passed only from its own nonce line; the first test without a line gets
+        the whole run's verdict (timeout, crash, early exit, ...), the rest are ``skipped``; a test
+        whose CPU and wall time both exceed ``run_timeout`` is a timeout (the process limit is their
+        sum).
+        """
+        n = self.spec.n_tests
+        if run is None:
+            return [TestResult(index=i, verdict=Verdict.skipped) for i in range(n)]
+        lines = test_lines(run.stdout, self.nonce or "")
+        whole = self.one(0, run)  # the run's own verdict: marker, exit status, limits
+        if whole.verdict in (Verdict.compile_error, Verdict.test_data_error, Verdict.infra_error):
+            return [whole.model_copy(update={"index": i}) for i in range(n)]
+        named = {"ok": Verdict.accepted, "fail": Verdict.wrong_answer, "error": Verdict.runtime_error}
+        results, missing = [], False
+        for i in range(n):
+            line = lines.get(i)
+            if line is None:  # did not run: the run's verdict for the first, skipped after it
+                verdict = Verdict.skipped if missing or whole.verdict == Verdict.accepted else whole.verdict
+                missing = True
+                results.append(whole.model_copy(update={"index": i, "verdict": verdict}))
+                continue
+            verdict = named.get(line.get("status"), Verdict.runtime_error)
+            seconds, cpu = line.get("seconds"), line.get("cpu")
+            times = [t for t in (seconds, cpu) if isinstance(t, (int, float))]
+            if verdict == Verdict.accepted and times and min(times) > self.spec.run_timeout:
+                verdict = Verdict.time_limit_exceeded  # the sandbox's rule: CPU and wall both over
+            results.append(TestResult(index=i, verdict=verdict, execution_time=seconds, cpu_time=cpu,
+                                      stderr=str(line.get("error") or "")[-_HEAD:]))
+        return results
 
     # one test ---------------------------------------------------------------------------------------
     def one(self, i: int, run: Optional[CommandRunResult]) -> TestResult:

@@ -1,8 +1,11 @@
 """Turn a :class:`~reward.spec.TestSpec` and a candidate into one sandbox batch (``/run_tests``).
 
 - ``stdio``: the candidate itself, one case per stdin; outputs are compared on the host.
-- ``call``/``assert``/``harness`` in Python: :mod:`reward.harness.runner` runs one test per case
-  against the candidate module (``solution.py``) and reports a nonce-prefixed JSON line.
+- ``call``/``harness`` in Python: :mod:`reward.harness.runner` runs one test per case against the
+  candidate module (``solution.py``) and reports a nonce-prefixed JSON line.
+- ``assert`` in Python: one runner process runs every assert in order (as MBPP's own harness does)
+  and reports a nonce-prefixed line per assert, then a final one; its time limit is
+  ``run_timeout`` per assert, and an assert that took longer than ``run_timeout`` is a timeout.
 - ``harness`` in other languages: :mod:`reward.harness.multipl` builds one test program per
   submission that prints the nonce marker after its tests.
 """
@@ -39,6 +42,7 @@ class Plan:
 
     request: RunTestsRequest
     nonce: Optional[str]
+    batched: bool = False  #: one runner case reports every test (``assert`` kind)
 
 
 def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False,
@@ -63,6 +67,11 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
                               cases=[{"stdin": c.stdin} for c in spec.stdio], **limits)
         return Plan(req, None)
     nonce = secrets.token_hex(16)
+    if language == "python" and spec.kind == "assert":
+        task = {"mode": "asserts", "setup": spec.setup_code, "tests": spec.asserts,
+                "stop": stop_on_first_failure}
+        limits["run_timeout"] = spec.run_timeout * len(spec.asserts)
+        return Plan(runner_request(source, [task], nonce, **limits), nonce, batched=True)
     if language == "python":
         return Plan(runner_request(source, python_tasks(spec), nonce, **limits), nonce)
     if spec.kind != "harness":

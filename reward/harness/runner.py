@@ -7,9 +7,14 @@ read neither the nonce nor the tests):
 
 - line 1: a random nonce chosen by the host for this run;
 - the rest: one JSON object, the task: ``{"mode": "call", "fn_name": str, "args": [...]}``,
-  ``{"mode": "assert", "setup": str, "test": str}``, ``{"mode": "harness", "test": str,
+  ``{"mode": "assert", "setup": str, "test": str}``,
+  ``{"mode": "asserts", "setup": str, "tests": [str, ...], "stop": bool}``, ``{"mode": "harness", "test": str,
   "entry_point": str}``, ``{"mode": "unittest", "test": str}`` or
   ``{"mode": "checker", "input": str, "output": str, "expected": str}``.
+
+Mode ``asserts`` runs every test in order in this one process and, after each, prints a line
+``<nonce> {"index": i, "status": "ok"|"fail"|"error", "seconds": wall, "cpu": cpu[, "error": str]}``
+(``stop`` ends the run after the first test that is not ``ok``); the final line then has ``ran``.
 
 Result: the last stdout line that starts with ``<nonce> `` carries ``{"status": ..., ...}``:
 ``ok`` (with ``value`` for call/checker, ``ran`` for unittest), ``fail`` (an assertion failed or
@@ -30,6 +35,7 @@ import json
 import os
 import sys
 import sysconfig
+import time
 import traceback
 import types
 
@@ -116,6 +122,7 @@ def main():
     nonce = sys.stdin.readline().strip()
     task = json.loads(sys.stdin.read())
     write, dumps, exit_, fmt = os.write, json.dumps, os._exit, traceback.format_exception_only
+    clock, cpu = time.monotonic, time.process_time  # taken before the solution runs: it cannot patch them
 
     def report(status, **fields):
         try:
@@ -135,6 +142,7 @@ def main():
     mode = task["mode"]
     try:
         tests = compile_tests(task["test"]) if "test" in task else None
+        batch = [compile_tests(t, "test_%d.py" % i) for i, t in enumerate(task.get("tests") or [])]
         setup = compile(task.get("setup") or "", "setup.py", "exec")
         expected_tests = count_tests(task["test"]) if mode == "unittest" else []
     except (SyntaxError, ValueError) as exc:
@@ -167,6 +175,28 @@ def main():
                 report("error", error="check() must return a bool, got %s" % type(verdict).__name__)
             report("ok", value=verdict)
         exec(setup, ns)
+        if mode == "asserts":
+            for i, test in enumerate(batch):
+                start, start_cpu, failure = clock(), cpu(), None
+                try:
+                    exec(test, ns)
+                    status = "ok"
+                except AssertionError as exc:
+                    status, failure = "fail", error_text(exc)
+                except Exception as exc:  # SystemExit & co. propagate: the whole run is an error
+                    status, failure = "error", error_text(exc)
+                line = dict(index=i, status=status, seconds=round(clock() - start, 6),
+                            cpu=round(cpu() - start_cpu, 6))
+                if failure:
+                    line["error"] = failure
+                try:
+                    sys.stdout.flush()
+                except Exception:
+                    pass
+                write(1, ("\n%s %s\n" % (nonce, dumps(line))).encode("utf-8", "replace"))
+                if status != "ok" and task.get("stop"):
+                    break
+            report("ok", ran=i + 1 if batch else 0)
         exec(tests, ns)
         if mode == "harness":
             entry = task["entry_point"]
