@@ -68,19 +68,21 @@ class LiveServer:
 
 
 def start_live_server(*cli_args: str, env: Optional[dict[str, str]] = None,
-                      startup_timeout: float = 60.0) -> LiveServer:
+                      startup_timeout: float = 60.0, port: Optional[int] = None) -> LiveServer:
     """Start ``judgebox serve --host 127.0.0.1 --port <free> *cli_args`` and wait for ``/v1/ping``.
 
     Args:
         cli_args: extra ``judgebox serve`` flags, e.g. ``"--max-concurrency", "2"``.
         env: variables added to this process's environment (e.g. ``JUDGEBOX_OUTPUT_LIMIT_BYTES``).
         startup_timeout: seconds to wait for ``GET /v1/ping`` to answer ``"pong"``.
+        port: listen on this port instead of a free one (e.g. to bring back a known endpoint).
 
     Raises:
         RuntimeError: the server exited or did not answer in time (its log is in the message).
     """
+    fixed = port
     for _attempt in range(3):
-        port = free_port()
+        port = fixed or free_port()
         fd, log_path = tempfile.mkstemp(prefix="judgebox-serve-", suffix=".log")
         argv = [sys.executable, "-m", "judgebox.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
                 *cli_args]

@@ -150,7 +150,7 @@ def test_a_lone_endpoint_that_rests_is_waited_for_not_failed_fast():
 
     port = free_port()
     started = []
-    timer = threading.Timer(1.0, lambda: started.append(start_live_server("--port", str(port))))
+    timer = threading.Timer(1.0, lambda: started.append(start_live_server(port=port)))
     with SandboxClient(f"http://127.0.0.1:{port}", max_attempts=2, failure_threshold=1, cooldown=4,
                        **FAST) as client:
         timer.start()
