@@ -59,30 +59,31 @@ def default_client() -> SandboxClient:
         return _default_client
 
 
-def marker(stdout: Optional[str], nonce: str) -> Optional[dict[str, Any]]:
-    """The JSON object on the last stdout line that starts with ``<nonce> ``, or ``None``."""
-    prefix = nonce + " "
-    for line in reversed((stdout or "").splitlines()):
-        if line.startswith(prefix):
-            try:
-                value = json.loads(line[len(prefix):])
-            except ValueError:
-                return None
-            return value if isinstance(value, dict) else None
-    return None
-
-
-def test_lines(stdout: Optional[str], nonce: str) -> dict[int, dict[str, Any]]:
-    """The per-test marker lines of a batched run: ``{index: {"status": ..., "seconds": ...}}``."""
-    prefix, found = nonce + " ", {}
+def _nonce_lines(stdout: Optional[str], nonce: str) -> list[dict[str, Any]]:
+    """The JSON objects of the stdout lines that start with ``<nonce> ``, in order (others skipped)."""
+    prefix, found = nonce + " ", []
     for line in (stdout or "").splitlines():
         if line.startswith(prefix):
             try:
                 value = json.loads(line[len(prefix):])
             except ValueError:
                 continue
-            if isinstance(value, dict) and isinstance(value.get("index"), int):
-                found.setdefault(value["index"], value)
+            if isinstance(value, dict):
+                found.append(value)
+    return found
+
+
+def marker(stdout: Optional[str], nonce: str) -> Optional[dict[str, Any]]:
+    """The run's final result: the last nonce line that is not a per-test line (no ``index``), or ``None``."""
+    return next((v for v in reversed(_nonce_lines(stdout, nonce)) if "index" not in v), None)
+
+
+def test_lines(stdout: Optional[str], nonce: str) -> dict[int, dict[str, Any]]:
+    """The per-test nonce lines of a batched run: ``{index: {"status": ..., "seconds": ..., "cpu": ...}}``."""
+    found: dict[int, dict[str, Any]] = {}
+    for value in _nonce_lines(stdout, nonce):
+        if isinstance(value.get("index"), int):
+            found.setdefault(value["index"], value)
     return found
 
 

@@ -44,3 +44,10 @@ def test_early_exits_fail_the_assert_they_happen_in():
 def test_stop_on_first_failure_skips_the_rest():
     j = judge(ADD, "def add(a, b):\n    return 3\n", stop_on_first_failure=True)
     assert verdicts(j) == ["accepted", "wrong_answer", "skipped"]
+
+
+def test_an_exit_after_a_passed_assert_is_charged_to_the_assert_it_happens_in():
+    """The per-test line of an earlier assert is not the run's final marker: an exit during the
+    second assert is that assert's runtime error, not a skip."""
+    code = "import os\ndef add(a, b):\n    if a == 2:\n        os._exit(0)\n    return a + b\n"
+    assert verdicts(judge(ADD, code)) == ["accepted", "runtime_error", "skipped"]
