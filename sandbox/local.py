@@ -14,7 +14,6 @@ from typing import Any, Optional, TypeVar, Union
 
 from pydantic import BaseModel
 
-from .admission import Admission
 from .config import SandboxSettings
 from .executor import Executor
 from .models import (

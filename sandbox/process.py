@@ -18,7 +18,7 @@ import selectors
 import signal
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence
 
 #: After the main process exits, how long to wait for the pipes to reach EOF (seconds).
