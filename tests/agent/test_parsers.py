@@ -83,6 +83,18 @@ def test_allow_keeps_two_identical_real_calls():
     assert args(turn) == [{"code": "x += 1"}, {"code": "x += 1"}]
 
 
+@pytest.mark.parametrize("code", ["print('</think>')", "print('<think>')", "s = '<think>' + x + '</think>'"])
+def test_think_tags_inside_a_call_are_code_not_reasoning(code):
+    # the kind of BUG-102 for reasoning tags: a tag inside a JSON string does not open or end reasoning
+    for text in (hermes_call(code) + "<|im_end|>", f"<think>ok</think>\n{hermes_call(code)}<|im_end|>"):
+        turn = get_parser("hermes").parse(text)
+        assert args(turn) == [{"code": code}], text
+        assert turn.metrics["calls_in_reasoning_ignored"] == 0
+    xml = coder_call(f"<parameter=code>\n{code}\n</parameter>")
+    if "</think>" not in code:  # XML values have no boundary a closing tag could be checked against
+        assert args(get_parser("qwen3_coder").parse(xml)) == [{"code": code}]
+
+
 # --- BUG-102: a literal </tool_call> inside a JSON string -------------------------------------
 
 BUG102 = ('<tool_call>{"name": "code_interpreter", "arguments": {"code": "s = \'</tool_call>\'; print(len(s))"}}'
