@@ -4,6 +4,8 @@ prefix of real turns."""
 
 from __future__ import annotations
 
+import random
+
 import jsonschema
 import pytest
 
@@ -316,7 +318,26 @@ def test_every_prefix_parses_without_internal_error(fmt):
     for cut in range(len(text) + 1):
         turn = parser.parse(text[:cut])
         assert not any("internal parser error" in e for e in turn.errors), (cut, turn.errors)
-        assert len(turn.calls) <= len(full.calls) + 1
+        # a cut turn never yields a call the whole turn does not have (no half-read arguments)
+        got = [(c.name, c.arguments) for c in turn.calls]
+        assert got == [(c.name, c.arguments) for c in full.calls][:len(got)], (cut, got)
+
+
+@pytest.mark.parametrize("fmt", sorted(PREFIX_TURNS))
+def test_mangled_turns_parse_without_internal_error(fmt):
+    # seeded random edits with the characters and tags that steer the scanners
+    rng = random.Random(fmt)
+    pieces = ['"', "{", "}", "[", "\\", "<", ">", ";", "\n", "<tool_call>", "</tool_call>", "<think>", "</think>",
+              "<parameter=code>", "</parameter>", "</function>", "<|message|>", "<|call|>", "<|channel|>", " to=functions.f"]
+    parser = get_parser(fmt, tools=[CODE_INTERPRETER_TOOL])
+    for _ in range(400):
+        text = PREFIX_TURNS[fmt]
+        for _ in range(rng.randint(1, 4)):
+            i, j = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+            text = text[:i] + rng.choice(pieces) + text[j if rng.random() < 0.3 else i:]
+        turn = parser.parse(text)
+        assert not any("internal parser error" in e for e in turn.errors), (text, turn.errors)
+        assert all(isinstance(c.arguments, dict) and c.name for c in turn.calls)
 
 
 def test_registry_extends_and_rejects_unknown_names():
