@@ -186,7 +186,9 @@ class ToolCallParser:
       values are untyped text (``qwen3_coder``) convert values by these JSON Schema types.
 
     A subclass sets ``end_markers`` (end-of-turn texts removed from the end of a turn), ``hint``
-    (the call format, shown to the model in parse errors) and implements :meth:`scan`.
+    (the call format, shown to the model in parse errors) and implements :meth:`scan`; the
+    helpers :func:`decode_json`, :func:`call_from_object` and :func:`skip_space` do the JSON part.
+    A format with its own reasoning markup (Harmony's channels) overrides ``_parse`` instead.
     """
 
     name: str = ""

@@ -9,8 +9,7 @@ import random
 import jsonschema
 import pytest
 
-from agent.parsers import ParsedTurn, ToolCallParser, get_parser, parser_names, register_parser
-from agent.parsers.base import Segment
+from agent.parsers import ParsedTurn, Segment, ToolCallParser, get_parser, parser_names, register_parser
 from tests.agent.qwen_fixtures import CODE_INTERPRETER_TOOL, qwen_tokenizer
 
 
