@@ -174,3 +174,18 @@ async def test_async_face_runs_sessions_concurrently(open_session):
                                   b.arun("import time; time.sleep(1); print('b')"))
     assert (ra.stdout, rb.stdout) == ("a\n", "b\n")
     await a.aclose()
+
+
+def test_a_server_holding_more_fds_than_max_open_files_still_starts_kernels_and_programs(embedded):
+    """The child's set-up opens files (cgroup.procs, a socket) while it still holds the parent's
+    descriptors: with 1100 open in this process (> max_open_files 1024, as with ~40 live sessions)
+    a session and a run_code still start."""
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        with embedded.create_session() as s:
+            assert s.run("print(6 * 7)").stdout == "42\n"
+        r = embedded.run_code({"code": "print(1)", "language": "python"})
+        assert (r.status, r.run_result.stdout) == ("Success", "1\n")
+    finally:
+        for fd in held:
+            os.close(fd)

@@ -264,15 +264,18 @@ async def test_bug_120_200_trajectories_leave_no_session_fd_or_child(live_server
             await super().release(instance_id, **kw)
 
     t = Counted({"sandbox_url": server.url, "timeout": 5})
-    warm, _ = await t.create()
-    await call(t, warm, code="1")
-    await t.release(warm)
+    gate = asyncio.Semaphore(16)
+
+    async def warm() -> None:  # the server's worker threads each keep one event loop (2 sockets, 1 epoll)
+        async with gate, TrajectoryTools([t], timeout_s=60) as tt:
+            await tt.call("code_interpreter", {"code": "1"})
+
+    await asyncio.gather(*(warm() for _ in range(16)))
     creates.clear()
     releases.clear()
     base_fds, base_kids = open_fds(pid), children(pid)
     kinds = ["ok"] * 150 + ["raise"] * 20 + ["length"] * 20 + ["cancel"] * 10
     random.Random(0).shuffle(kinds)
-    gate = asyncio.Semaphore(16)
 
     async def trajectory(kind: str, started: asyncio.Event) -> None:
         async with gate, TrajectoryTools([t], timeout_s=60) as tt:
