@@ -175,7 +175,7 @@ class FunctionTool(BaseTool):
     async def _call_in_thread(self, parameters: dict[str, Any]) -> Any:
         loop = asyncio.get_running_loop()
         future: asyncio.Future = loop.create_future()
-        abandoned = threading.Event()
+        state = {"returned": False, "abandoned": False}  # guarded by self._lock
 
         def settle(ok: bool, value: Any) -> None:
             if not future.done():
@@ -187,7 +187,8 @@ class FunctionTool(BaseTool):
             except BaseException as e:  # noqa: BLE001 - handed to the awaiting caller
                 ok, value = False, e
             with self._lock:
-                if abandoned.is_set():
+                state["returned"] = True
+                if state["abandoned"]:
                     self.abandoned_running -= 1
                     return
             with contextlib.suppress(RuntimeError):  # the caller's loop may be closed by now
@@ -198,8 +199,8 @@ class FunctionTool(BaseTool):
             return await future
         except asyncio.CancelledError:
             with self._lock:
-                if not future.done():
-                    abandoned.set()
+                if not state["returned"]:
+                    state["abandoned"] = True
                     self.abandoned_running += 1
             raise
 
