@@ -146,6 +146,9 @@ class FunctionTool(BaseTool):
         self.abandoned_running = 0
         self._lock = threading.Lock()
         self._idle_workers: list[_Worker] = []
+        if process and "<locals>" in fn.__qualname__:
+            raise ValueError(f"function tool {fn.__qualname__!r}: process=True needs a module-level function "
+                             "(the worker process imports it by module and name)")
         functools.update_wrapper(self, fn)
         tool_name = name or fn.__name__
         if schema is None:

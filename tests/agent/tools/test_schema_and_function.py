@@ -133,3 +133,15 @@ def test_undocumented_or_variadic_functions_are_rejected():
                 x: First.
             """
             return x
+
+
+def test_process_tools_must_be_module_level():
+    with pytest.raises(ValueError, match="process=True needs a module-level function"):
+        @function_tool(process=True)
+        def local(x: int) -> int:
+            """Identity.
+
+            Args:
+                x: A number.
+            """
+            return x
