@@ -276,7 +276,10 @@ class _Worker:
         child.close()
 
     def alive(self) -> bool:
-        return self.proc.is_alive()
+        try:
+            return self.proc.is_alive()
+        except ValueError:  # closed
+            return False
 
     async def call(self, module: str, qualname: str, parameters: dict[str, Any]) -> tuple[bool, Any]:
         """``(True, result)`` or ``(False, (type name, message))``; kill() unblocks it."""
@@ -301,11 +304,15 @@ class _Worker:
             raise ToolWorkerError(f"the tool's worker process died (exit code {code})") from None
 
     def kill(self) -> None:
+        """SIGKILL the worker's process group (its children too) and the worker itself, then reap it."""
         if self.proc.is_alive():
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.join(5)
+            self.proc.kill()  # also before the worker reached setpgrp()
+        self.proc.join(2)
         self.conn.close()
+        if self.proc.exitcode is not None:
+            self.proc.close()  # its sentinel pipe
 
 
 def _worker_main(conn: Any) -> None:

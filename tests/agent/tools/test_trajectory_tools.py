@@ -221,3 +221,24 @@ async def test_bug_117_a_hung_tool_does_not_hold_the_group_and_an_exception_does
             break
         await asyncio.sleep(0.01)
     assert hang_or_boom.abandoned_running == 0
+
+
+async def test_process_tool_timeouts_leave_no_children_or_fds(tmp_path):
+    import multiprocessing
+    async with TrajectoryTools([sleepy_pid], timeout_s=30) as tt:  # starts multiprocessing's resource tracker once
+        await tt.call("sleepy_pid", {"seconds": 0})
+    sleepy_pid.close()
+    fds_before = len(os.listdir("/proc/self/fd"))
+
+    async def trajectory(i: int) -> tuple[str, str]:
+        async with TrajectoryTools([sleepy_pid], timeout_s=5) as tt:
+            ok = await tt.call("sleepy_pid", {"seconds": 0})
+            hung = await tt.call("sleepy_pid", {"seconds": 1000, "pidfile": str(tmp_path / f"{i}.pid")})
+            return ok.status, hung.status
+
+    assert await asyncio.gather(trajectory(0), trajectory(1)) == [("ok", "timeout"), ("ok", "timeout")]
+    for i in (0, 1):
+        assert not os.path.exists(f"/proc/{(tmp_path / f'{i}.pid').read_text()}")
+    sleepy_pid.close()  # the idle workers
+    assert multiprocessing.active_children() == []
+    assert len(os.listdir("/proc/self/fd")) == fds_before
