@@ -72,7 +72,7 @@ def test_mistakes_name_the_file_and_entry(tmp_path, body, message):
 
 
 def test_shipped_code_interpreter_config_loads():
-    pytest.importorskip("agent.tools.code_interpreter", reason="CodeInterpreterTool comes from the sessions branch")
     [tool] = load_tools(Path(__file__).parents[3] / "configs/tools/code_interpreter.yaml")
     assert tool.name == "code_interpreter"
     assert tool.clamp_arguments({"code": "1", "timeout": 600})["timeout"] == 30
+    tool.close()

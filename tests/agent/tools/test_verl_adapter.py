@@ -121,7 +121,29 @@ def test_adapter_config_mistakes_are_named():
         VerlToolAdapter({"type": "native"})
 
 
-def test_shipped_verl_config_loads_with_verl():
-    pytest.importorskip("agent.tools.code_interpreter", reason="CodeInterpreterTool comes from the sessions branch")
+async def test_shipped_verl_config_runs_code_interpreter_with_state_per_trajectory():
+    """BUG-118 through verl's own loop step: state survives calls in T1, T2 sees none of it."""
     [tool] = verl_registry.initialize_tools_from_config(str(ROOT / "configs/verl/tool_config.yaml"))
     assert tool.name == "code_interpreter" and isinstance(tool, VerlToolAdapter)
+    tools = {"code_interpreter": tool}
+    t1, t2 = agent_data("t1"), agent_data("t2")
+
+    async def run_t1():
+        out = []
+        for code in ["x = 41 + 1\nimport math", "print(x, math.floor(2.5))", "open('f.txt','w').write('hi')",
+                     "print(open('f.txt').read())"]:
+            out.append(await verl_call(tools, "code_interpreter", {"code": code}, t1))
+        return out
+
+    t2_code = "print('x' in globals()); import os; print(os.path.exists('f.txt'))"
+    out1, out2 = await asyncio.gather(run_t1(), verl_call(tools, "code_interpreter", {"code": t2_code}, t2))
+    assert out1 == ["[ok] the cell ran; it printed nothing and its last line has no value",
+                    "[ok]\n[stdout]\n42 2", "[ok]\n[value]\n2", "[ok]\n[stdout]\nhi"]
+    assert out2 == "[ok]\n[stdout]\nFalse\nFalse"
+    assert await verl_call(tools, "code_interpreter", {"code": "1", "timeout": "ten"}, t1) == \
+        'error: timeout must be a number, got string "ten"'
+    assert tool.inner.live_instances == 2
+    del t1, t2
+    await settle()
+    assert tool.inner.live_instances == 0 and tool.live_trajectories == 0
+    tool.inner.close()
