@@ -242,3 +242,27 @@ async def test_process_tool_timeouts_leave_no_children_or_fds(tmp_path):
     sleepy_pid.close()  # the idle workers
     assert multiprocessing.active_children() == []
     assert len(os.listdir("/proc/self/fd")) == fds_before
+
+
+async def test_bug_117_with_the_real_code_interpreter_the_hung_session_is_replaced_not_leaked():
+    """A cell sleeping 10**6 s: the call is cut at tool_timeout_s, its session closed, the next call
+    runs in a fresh one and says so; no session outlives the trajectory."""
+    from pathlib import Path
+
+    from agent.tools import load_tools
+
+    [tool] = load_tools(Path(__file__).parents[3] / "configs/tools/code_interpreter.yaml")
+    metrics = ToolMetrics()
+    async with TrajectoryTools([tool], timeout_s=10, metrics=metrics) as tt:  # a kernel start fits
+        assert (await tt.call("code_interpreter", {"code": "y = 1"})).status == "ok"
+        assert len(tool.client.list_sessions().sessions) == 1
+        hung = await tt.call("code_interpreter", {"code": "import time; time.sleep(10**6)", "timeout": 30})
+        assert len(tool.client.list_sessions().sessions) == 0  # killed, not left running
+        after = await tt.call("code_interpreter", {"code": "print('y' in globals())"})
+    assert (hung.status, hung.text) == ("timeout", "error: tool 'code_interpreter' timed out after 10 s")
+    assert hung.latency_s < 10 + 1.0
+    assert after.text == ("[ok]\n[state lost] the previous call was cancelled before it finished, and its "
+                          "interpreter was closed; this cell ran in a fresh interpreter\n[stdout]\nFalse")
+    assert len(tool.client.list_sessions().sessions) == 0 and tool.live_instances == 0
+    assert metrics.totals() == {"tool_calls": 3, "tool_errors": 0, "tool_timeouts": 1}
+    tool.close()
