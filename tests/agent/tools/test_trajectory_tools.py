@@ -152,13 +152,15 @@ async def test_schemas_are_the_full_json_schemas():
 
 async def test_process_tool_timeout_kills_the_worker_and_the_next_call_gets_a_new_one(tmp_path):
     pidfile = tmp_path / "pid"
-    async with TrajectoryTools([sleepy_pid], timeout_s=3) as tt:
+    async with TrajectoryTools([sleepy_pid], timeout_s=5) as tt:
+        warm = await tt.call("sleepy_pid", {"seconds": 0})  # the worker is started (and kept) here
         hung = await tt.call("sleepy_pid", {"seconds": 1000, "pidfile": str(pidfile)})
         hung_pid = int(pidfile.read_text())
         after = await tt.call("sleepy_pid", {"seconds": 0})
-    assert (hung.status, hung.text) == ("timeout", "error: tool 'sleepy_pid' timed out after 3 s")
-    assert hung.latency_s < 3 + 1.0
+    assert (hung.status, hung.text) == ("timeout", "error: tool 'sleepy_pid' timed out after 5 s")
+    assert hung.latency_s < 5 + 1.0
     assert not os.path.exists(f"/proc/{hung_pid}")  # killed and reaped
+    assert warm.text == f"slept 0 s in {hung_pid}"  # the same (reused) worker
     assert after.status == "ok" and after.text.startswith("slept 0 s in ")
     assert int(after.text.rsplit(" ", 1)[1]) != hung_pid
     sleepy_pid.close()
