@@ -120,6 +120,7 @@ class VerlToolAdapter(VerlBaseTool):
         self.metrics = ToolMetrics()
         self._trajectories: dict[str, _Trajectory] = {}
         self._releasing: set[asyncio.Task] = set()
+        self._create_kwargs: dict[str, dict] = {}  # verl's create kwargs, by call id, until its execute
 
     def get_openai_tool_schema(self) -> VerlToolSchema:
         return self.tool_schema
@@ -130,18 +131,24 @@ class VerlToolAdapter(VerlBaseTool):
         return len(self._trajectories)
 
     async def create(self, instance_id: Optional[str] = None, **kwargs: Any) -> tuple[str, VerlToolResponse]:
-        """A call id for verl; the trajectory's real instance is created on its first ``execute``."""
-        return instance_id or str(uuid.uuid4()), VerlToolResponse()
+        """A call id for verl; the trajectory's instance is created on its first ``execute``, with
+        these ``kwargs`` (verl passes ``create_kwargs=tools_kwargs[name]["create_kwargs"]``)."""
+        instance_id = instance_id or str(uuid.uuid4())
+        if kwargs:
+            self._create_kwargs[instance_id] = kwargs
+        return instance_id, VerlToolResponse()
 
     async def execute(self, instance_id: str, parameters: dict[str, Any],
                       **kwargs: Any) -> tuple[VerlToolResponse, Optional[float], dict]:
         """Run the call in the trajectory's :class:`TrajectoryTools`; never raises for a bad call."""
         agent_data = kwargs.pop("agent_data", None)
         key = getattr(agent_data, "request_id", None) or instance_id
+        create_kwargs = self._create_kwargs.pop(instance_id, {})
         self._release_idle()
         trajectory = self._trajectories.get(key)
         if trajectory is None:
-            tools = TrajectoryTools([self.inner], timeout_s=self.timeout_s, metrics=self.metrics, instance_id=key)
+            tools = TrajectoryTools([self.inner], timeout_s=self.timeout_s, metrics=self.metrics, instance_id=key,
+                                    create_kwargs={self.name: create_kwargs})
             trajectory = self._trajectories[key] = _Trajectory(tools)
             if agent_data is not None:
                 loop = asyncio.get_running_loop()
@@ -159,6 +166,7 @@ class VerlToolAdapter(VerlBaseTool):
 
     async def release(self, instance_id: str, **kwargs: Any) -> None:
         """Ends a trajectory keyed by this call id (no ``agent_data``); otherwise nothing to do."""
+        self._create_kwargs.pop(instance_id, None)
         await self.release_trajectory(instance_id)
 
     async def release_trajectory(self, key: str) -> None:

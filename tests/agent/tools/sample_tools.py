@@ -90,6 +90,7 @@ class Counter(BaseTool):
 
     created: list = []
     released: list = []
+    create_kwargs: list = []
 
     def get_openai_tool_schema(self):
         return {"type": "function", "function": {
@@ -106,6 +107,7 @@ class Counter(BaseTool):
         self.counts = getattr(self, "counts", {})
         self.counts[instance_id] = 0
         Counter.created.append(instance_id)
+        Counter.create_kwargs.append(kwargs)
         return instance_id, response
 
     async def execute(self, instance_id, parameters, **kwargs):

@@ -32,6 +32,7 @@ ROOT = Path(__file__).parents[3]
 def _fresh_counter_log():
     Counter.created.clear()
     Counter.released.clear()
+    Counter.create_kwargs.clear()
     yield
 
 
@@ -46,11 +47,11 @@ def agent_data(request_id: str) -> AgentData:
                      metrics={}, request_id=request_id, tools_kwargs={})
 
 
-async def verl_call(tools, name: str, arguments: dict, data: AgentData) -> str:
+async def verl_call(tools, name: str, arguments: dict, data: AgentData, tools_kwargs: dict | None = None) -> str:
     """One tool call through verl's own ToolAgentLoop._call_tool; the observation text."""
     loop_self = SimpleNamespace(tools=tools, max_tool_response_length=10_000, tool_response_truncate_side="middle")
     call = FunctionCall(name=name, arguments=json.dumps(arguments))
-    response, _reward, _metrics = await ToolAgentLoop._call_tool(loop_self, call, {}, data)
+    response, _reward, _metrics = await ToolAgentLoop._call_tool(loop_self, call, tools_kwargs or {}, data)
     return response.text
 
 
@@ -74,11 +75,13 @@ def test_verl_loader_builds_adapters_with_full_schemas(verl_tools):
 
 async def test_state_is_per_trajectory_and_released_once_when_verl_drops_it(verl_tools):
     r1, r2 = agent_data("req-1"), agent_data("req-2")
-    assert await verl_call(verl_tools, "counter", {"n": 2}, r1) == "2"
+    tools_kwargs = {"counter": {"create_kwargs": {"ground_truth": "42"}}}
+    assert await verl_call(verl_tools, "counter", {"n": 2}, r1, tools_kwargs) == "2"
     assert await verl_call(verl_tools, "counter", {"n": 3}, r1) == "5"  # verl released the call; state kept
     assert await verl_call(verl_tools, "counter", {}, r2) == "1"  # another trajectory, its own state
     assert await verl_call(verl_tools, "counter", {"n": 1000}, r2) == "101"  # clamped to 100
     assert Counter.created == ["req-1", "req-2"] and Counter.released == []
+    assert Counter.create_kwargs == [{"create_kwargs": {"ground_truth": "42"}}, {"create_kwargs": {}}]
     assert verl_tools["counter"].live_trajectories == 2
     del r1
     await settle()
