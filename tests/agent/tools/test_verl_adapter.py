@@ -7,7 +7,6 @@ tools; ``ToolAgentLoop._call_tool`` (create -> execute -> release around every c
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -56,8 +55,8 @@ async def verl_call(tools, name: str, arguments: dict, data: AgentData, tools_kw
 
 
 async def settle():
+    """Let the releases scheduled by dropped AgentData objects run (they are freed by refcount)."""
     for _ in range(5):
-        gc.collect()
         await asyncio.sleep(0.01)
 
 
