@@ -11,6 +11,7 @@ import time
 from typing import Literal, Optional
 
 from agent.tools import BaseTool, ToolResponse, function_tool
+from sandbox.errors import SandboxUnavailable
 
 
 @function_tool
@@ -84,8 +85,9 @@ def fail_in_worker(message: str) -> str:
 class Counter(BaseTool):
     """A stateful tool: each instance counts its calls. Records every create and release.
 
-    ``config``: ``fail_release`` (raise in release), ``create_delay_s`` (sleep in create),
-    ``hang`` (``execute`` with ``{"n": -1}`` blocks in ``time.sleep`` on the loop's thread pool).
+    ``config``: ``fail_release`` (raise in release), ``create_delay_s`` (sleep in create).
+    ``execute`` with ``n`` = -1 sleeps an hour (cancellable), -2 raises ``RuntimeError("boom")``,
+    -3 raises ``SandboxUnavailable``.
     """
 
     created: list = []
@@ -116,6 +118,8 @@ class Counter(BaseTool):
             await asyncio.sleep(3600)
         if n == -2:
             raise RuntimeError("boom")
+        if n == -3:
+            raise SandboxUnavailable("no live endpoint (http://127.0.0.1:9 refused the connection)")
         self.counts[instance_id] += n
         return ToolResponse(text=str(self.counts[instance_id])), float(self.counts[instance_id]), {"n": n}
 

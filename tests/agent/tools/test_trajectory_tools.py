@@ -102,6 +102,21 @@ async def test_timeout_is_an_observation_and_the_state_is_kept():
     assert len(Counter.released) == 1
 
 
+async def test_errors_and_infra_errors_are_observations_and_counted():
+    metrics = ToolMetrics()
+    async with TrajectoryTools([Counter({})], timeout_s=5, metrics=metrics) as tt:
+        error = await tt.call("counter", {"n": -2})
+        infra = await tt.call("counter", {"n": -3})
+        after = await tt.call("counter", {"n": 1})
+    assert (error.status, error.text) == ("error", "error: RuntimeError: boom")
+    assert (infra.status, infra.text) == (
+        "infra_error", "error: sandbox unavailable (infrastructure, not your code): no live endpoint "
+                       "(http://127.0.0.1:9 refused the connection)")
+    assert after.text == "1"
+    stats = metrics.get("counter")
+    assert (stats.calls, stats.errors, stats.infra_errors, stats.timeouts) == (3, 2, 1, 0)
+
+
 async def test_an_instance_created_after_its_call_timed_out_is_still_released():
     counter = Counter({"create_delay_s": 0.5})
     async with TrajectoryTools([counter], timeout_s=0.1) as tt:
