@@ -364,8 +364,8 @@ class SessionManager:
             return (f"session {session_id!r} is unknown here: it belongs to replica {replica!r}, this is "
                     f"{self.replica!r}; send a session's calls to the endpoint that created it")
         if boot != self.boot:
-            return (f"session {session_id!r} is unknown: it was created before this server restarted, "
-                    "and its state is lost: create a new session")
+            return (f"session {session_id!r} was created before this server restarted; its state is lost: "
+                    "create a new session")
         return f"session {session_id!r} is unknown on this server; its state is lost: create a new session"
 
     def _remember(self, session_id: str, reason: str) -> None:

@@ -35,7 +35,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent.tools.base import BaseTool
 from agent.tools.observation import NOTE_LOST, NOTE_RESET, fit_budget, format_cell, format_program
@@ -68,6 +68,8 @@ class CodeInterpreterConfig(BaseModel):
         stderr_tail: characters of stderr shown (its end).
         traceback_frames: frames of a traceback shown (the last ones).
         languages: other ``run_code`` languages the model may pick (stateless); empty = Python only.
+        client: :class:`~sandbox.client.ClientSettings` fields for the HTTP client (e.g.
+            ``{"max_concurrency": 64, "deadline": 120}``).
         clamp, type: read by :class:`~agent.tools.base.BaseTool` / verl's loader.
     """
 
@@ -83,8 +85,15 @@ class CodeInterpreterConfig(BaseModel):
     stderr_tail: int = Field(2000, ge=0)
     traceback_frames: int = Field(3, ge=1)
     languages: list[str] = Field(default_factory=list)
+    client: dict[str, Any] = Field(default_factory=dict)
     clamp: dict[str, float] = Field(default_factory=dict)
     type: Optional[Literal["native"]] = None
+
+    @model_validator(mode="after")
+    def _timeouts(self) -> "CodeInterpreterConfig":
+        if self.timeout > self.max_timeout:
+            raise ValueError(f"timeout ({self.timeout:g} s) must not exceed max_timeout ({self.max_timeout:g} s)")
+        return self
 
     @field_validator("languages")
     @classmethod
@@ -127,7 +136,7 @@ class CodeInterpreterTool(BaseTool):
         config = {**dict(config or {}), "clamp": {"timeout": s.max_timeout, **s.clamp}}
         super().__init__(config, tool_schema)
         urls = s.sandbox_url if isinstance(s.sandbox_url, list) else (s.sandbox_url or "")
-        self.client = SandboxClient(urls, local=None if urls else LocalSandbox())
+        self.client = SandboxClient(urls, local=None if urls else LocalSandbox(), **s.client)
         self._tokenizer = s.tokenizer
         if isinstance(self._tokenizer, str):
             from transformers import AutoTokenizer
@@ -312,8 +321,8 @@ class CodeInterpreterTool(BaseTool):
 
 
 def _reason(exc: SessionNotFound) -> str:
-    text = str(exc)
-    return text.split("HTTP 404: ", 1)[-1].split("; its state is lost")[0]
+    """The server's 404 text without the route and the advice: ``session '…' was created before …``."""
+    return str(exc).split("HTTP 404: ", 1)[-1].split("; its state is lost")[0]
 
 
 def _kind(r: SessionRunResult) -> str:

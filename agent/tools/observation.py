@@ -71,27 +71,31 @@ def fit_budget(text: str, budget: int, tokenizer: Any = None) -> str:
         tokenizer: a Hugging Face tokenizer (``encode``/``decode``) to count tokens; ``None``: characters.
 
     The head gets 40% of the room left after the marker and the tail the rest (the end of an
-    output, where errors and values are, matters most). Text within the budget is returned as is.
+    output, where errors and values are, matters most). Text within the budget is returned as is;
+    a cut text is exactly ``budget`` characters long (in tokens: at most ``budget``).
     """
     if tokenizer is None:
-        if len(text) <= budget:
-            return text
-        n = len(text)
-        marker = cut_marker(n, "characters")
-        room = max(0, budget - len(marker))
-        head = room * 2 // 5
-        tail = room - head
-        marker = cut_marker(n - head - tail, "characters")
-        return text[:head] + marker + (text[n - tail:] if tail else "")
-    ids = tokenizer.encode(text, add_special_tokens=False)
-    if len(ids) <= budget:
+        units: Any = text
+        size = len
+        join = "".join
+        unit = "characters"
+    else:
+        units = tokenizer.encode(text, add_special_tokens=False)
+        unit = "tokens"
+
+        def size(piece: Any) -> int:
+            return len(tokenizer.encode(piece, add_special_tokens=False)) if isinstance(piece, str) else len(piece)
+
+        def join(parts: list) -> str:
+            return tokenizer.decode(parts[0]) + parts[1] + tokenizer.decode(parts[2])
+    total = len(units)
+    if total <= budget:
         return text
-    marker = cut_marker(len(ids), "tokens")
-    room = max(0, budget - len(tokenizer.encode(marker, add_special_tokens=False)))
+    room = max(0, budget - size(cut_marker(total, unit)))
     head = room * 2 // 5
     tail = room - head
-    marker = cut_marker(len(ids) - head - tail, "tokens")
-    return tokenizer.decode(ids[:head]) + marker + (tokenizer.decode(ids[len(ids) - tail:]) if tail else "")
+    tail += size(cut_marker(total, unit)) - size(cut_marker(total - head - tail, unit))  # fewer digits
+    return join([units[:head], cut_marker(total - head - tail, unit), units[total - tail:] if tail else units[:0]])
 
 
 def _tail(text: str, keep: int, name: str) -> str:

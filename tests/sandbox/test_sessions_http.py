@@ -134,8 +134,8 @@ def test_a_restarted_server_says_the_session_was_lost(live_server_factory):
         try:
             with pytest.raises(SessionNotFound) as e:
                 session.run("print(x)")
-            assert str(e.value).endswith(f"session {session.session_id!r} is unknown: it was created before this "
-                                         "server restarted, and its state is lost: create a new session")
+            assert str(e.value).endswith(f"HTTP 404: session {session.session_id!r} was created before this "
+                                         "server restarted; its state is lost: create a new session")
         finally:
             restarted.stop()
 
