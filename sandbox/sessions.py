@@ -99,6 +99,12 @@ class KernelSession:
             self.iso = self._stack.enter_context(ex.isolation.for_run(ex.root, self.memory_MB))
             self.workdir = self._stack.enter_context(ex.workdir({}, self.iso.user))
             self._start_kernel()
+        except SessionStartError:
+            self._cleanup()
+            raise
+        except Exception as exc:  # no run uid free, workdir root unreachable: infrastructure
+            self._cleanup()
+            raise SessionStartError(f"the session could not be set up: {type(exc).__name__}: {exc}") from exc
         except BaseException:
             self._cleanup()
             raise

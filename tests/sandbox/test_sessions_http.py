@@ -123,8 +123,8 @@ def test_a_session_holds_an_execution_slot_only_while_a_cell_runs(live_server_fa
 
 
 def test_a_restarted_server_says_the_session_was_lost(live_server_factory):
-    """The server restarts on the same port: the old id is a 404 saying so, the client raises
-    SessionNotFound, and the stopped server left no kernel behind."""
+    """The server restarts on the same port: the old id is a 404 saying so and the client raises
+    SessionNotFound (the state is lost, never silently replaced)."""
     server = live_server_factory()
     with SandboxClient(server.url) as client:
         session = client.create_session()
