@@ -237,11 +237,6 @@ class Kernel:
         """Whether the kernel process is running."""
         return self.km is not None and self.km.is_alive()
 
-    def pid(self) -> Optional[int]:
-        """The kernel process id (``None`` before start / after stop)."""
-        proc = getattr(getattr(self.km, "provisioner", None), "process", None)
-        return proc.pid if proc is not None else None
-
     def log_tail(self) -> str:
         """The kernel's own stderr tail (for a start failure message), or ``""``."""
         try:
