@@ -245,6 +245,7 @@ async def test_plain_sandboxfusion_is_detected_once_and_cells_are_replayed(live_
     assert gw.statuses("/sessions") == [404]
 
 
+@pytest.mark.slow
 async def test_bug_120_200_trajectories_leave_no_session_fd_or_child(live_server_factory):
     """BUG-120: 200 trajectories (150 normal, 20 raising inside the loop, 20 ending by length, 10
     cancelled mid-call) each create exactly one session, released exactly once; afterwards the
@@ -306,6 +307,7 @@ async def test_bug_120_200_trajectories_leave_no_session_fd_or_child(live_server
     assert open_fds(pid) - base_fds <= 4
 
 
+@pytest.mark.slow
 async def test_64_concurrent_trajectories_hold_live_sessions_at_once(live_server_factory):
     """The scale target: 64 trajectories with a live session each at the same moment, each seeing only
     its own state; all closed afterwards."""
