@@ -181,14 +181,19 @@ def _kill_group(pgid: int) -> None:
 def child_preexec(limits: RunLimits, preexec: Optional[Callable[[], None]] = None,
                   user: Optional[int] = None, group: Optional[int] = None) -> Callable[[], None]:
     """The whole pre-exec of a sandboxed child (also used for notebook kernels, :mod:`sandbox.jupyter`):
-    ``limits`` as rlimits, then ``preexec`` (cgroup join, namespaces; needs root), then the switch
-    to ``user``/``group`` (no supplementary groups) last."""
+    ``preexec`` (cgroup join, namespaces; needs root), then ``limits`` as rlimits, then the switch
+    to ``user``/``group`` (no supplementary groups) last.
+
+    ``preexec`` runs before the rlimits because it opens files (``cgroup.procs``, a socket for the
+    loopback) while the child still holds every descriptor of the server (``close_fds`` happens
+    after the pre-exec): under ``RLIMIT_NOFILE`` a server with more open descriptors than
+    ``max_open_files`` (many live sessions or connections) failed every start with EMFILE."""
     base = rlimit_preexec(limits)
 
     def child_setup() -> None:
-        base()
         if preexec is not None:
             preexec()
+        base()
         if user is not None:  # last: joining a cgroup and unsharing need root
             gid = user if group is None else group
             os.setgroups([])

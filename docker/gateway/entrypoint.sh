@@ -11,7 +11,9 @@ upstream=${JUDGEBOX_UPSTREAM:-executor:8080}
 for v in "$timeout" "$connect"; do
   case "$v" in ''|*[!0-9]*) echo "judgebox-gateway: timeouts must be whole seconds, got '$v'" >&2; exit 2;; esac
 done
+upstream_port=${upstream##*:}
 sed -e "s/@TIMEOUT@/${timeout}/g" -e "s/@CONNECT_TIMEOUT@/${connect}/g" -e "s/@UPSTREAM@/${upstream}/g" \
+  -e "s/@UPSTREAM_PORT@/${upstream_port}/g" \
   /etc/nginx/nginx.conf.template >/etc/nginx/nginx.conf
 nginx -t -q
 exec nginx -g 'daemon off;'

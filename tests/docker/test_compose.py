@@ -133,6 +133,32 @@ def test_program_cannot_open_a_connection_to_an_outside_address(stack, client):
     assert not int(bounding) & (1 << cap_net_admin | 1 << cap_setpcap), "the route could be put back"
 
 
+def test_gateway_routes_each_session_to_its_replica_and_never_elsewhere(stack):
+    """Sessions made through the gateway land on both replicas; every call of a session reaches the
+    replica named in its id (state kept over 8 calls); a crafted id naming no replica is not
+    served by another one; a looped id naming the gateway itself is refused."""
+    with SandboxClient(stack.url) as client:
+        sessions = [client.create_session() for _ in range(6)]
+        replicas = {s.session_id.split("-")[0] for s in sessions}
+        assert len(replicas) == 2
+        for s in sessions:
+            s.run("n = 0")
+            for _ in range(8):
+                r = s.run("n += 1\nimport socket; print(n, socket.gethostname())")
+            assert r.stdout == f"8 {s.session_id.split('-')[0]}\n"
+            assert r.executor_pod_name == s.session_id.split("-")[0]
+        listed = sum(len(httpx.get(f"{stack.url}/sessions", timeout=30).json()["sessions"]) for _ in range(4))
+        assert listed >= 6  # GET /sessions answers for one replica at a time
+        replica, boot, token = sessions[0].session_id.split("-")
+        r = httpx.post(f"{stack.url}/sessions/{'f' * 12}-{boot}-{token}/run", json={"code": "1"}, timeout=30)
+        assert r.status_code in (502, 504)
+        gateway = stack.containers("gateway")[0][:12]
+        r = httpx.post(f"{stack.url}/sessions/{gateway}-{boot}-{token}/run", json={"code": "1"}, timeout=30)
+        assert r.status_code == 508
+        for s in sessions:
+            s.close()
+
+
 def test_gateway_answers_504_when_an_executor_does_not_answer_in_time(stack):
     stack.compose("up", "-d", "--no-build", "--no-deps", "gateway", extra_env={"JUDGEBOX_GATEWAY_TIMEOUT": "2"})
     try:
