@@ -83,6 +83,7 @@ class ProcessResult:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     memory_exceeded: bool = False
+    disk_exceeded: bool = False
     spawn_error: Optional[str] = None
 
 
@@ -171,6 +172,17 @@ def kill_until_gone(find: Callable[[], Iterable[int]], deadline_s: float = 5.0) 
         time.sleep(0.001)
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (a zombie counts; one owned by another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -179,10 +191,12 @@ def _kill_group(pgid: int) -> None:
 
 
 def child_preexec(limits: RunLimits, preexec: Optional[Callable[[], None]] = None,
-                  user: Optional[int] = None, group: Optional[int] = None) -> Callable[[], None]:
+                  user: Optional[int] = None, group: Optional[int] = None,
+                  seal: Optional[Callable[[], None]] = None) -> Callable[[], None]:
     """The whole pre-exec of a sandboxed child (also used for notebook kernels, :mod:`sandbox.jupyter`):
-    ``limits`` as rlimits, then ``preexec`` (cgroup join, namespaces; needs root), then the switch
-    to ``user``/``group`` (no supplementary groups) last."""
+    ``limits`` as rlimits, then ``preexec`` (cgroup join, namespaces, filesystem view; needs root),
+    then the switch to ``user``/``group`` (no supplementary groups), then ``seal`` (no-new-privs,
+    seccomp) last."""
     base = rlimit_preexec(limits)
 
     def child_setup() -> None:
@@ -194,6 +208,8 @@ def child_preexec(limits: RunLimits, preexec: Optional[Callable[[], None]] = Non
             os.setgroups([])
             os.setresgid(gid, gid, gid)
             os.setresuid(user, user, user)
+        if seal is not None:
+            seal()
 
     return child_setup
 
@@ -210,6 +226,9 @@ def run_process(
     group: Optional[int] = None,
     kill_all: Optional[Callable[[], None]] = None,
     memory_exceeded: Optional[Callable[[], bool]] = None,
+    seal: Optional[Callable[[], None]] = None,
+    disk_exceeded: Optional[Callable[[], bool]] = None,
+    cpu_seconds: Optional[Callable[[], float]] = None,
 ) -> ProcessResult:
     """Run ``argv`` to completion or timeout and return its outcome.
 
@@ -225,11 +244,15 @@ def run_process(
             dropped). A refused switch is a ``spawn_error``, never a run as root.
         kill_all: kills every process of the run's isolation unit (cgroup or uid), called after exit.
         memory_exceeded: tells, after the run, whether the memory limit was hit.
+        seal: last child step, after the user switch (no-new-privs, seccomp).
+        disk_exceeded: tells, after the run, whether the disk quota is full.
+        cpu_seconds: CPU seconds used so far by the whole run (cgroup); the command's CPU time is
+            its growth during the command (else the rusage of the reaped process tree).
 
     Returns:
         a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set.
     """
-    child_setup = child_preexec(limits, preexec, user, group)
+    child_setup = child_preexec(limits, preexec, user, group, seal)
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -336,4 +359,5 @@ def run_process(
         stdout_truncated=out.truncated,
         stderr_truncated=err.truncated,
         memory_exceeded=bool(memory_exceeded and memory_exceeded()),
+        disk_exceeded=bool(disk_exceeded and disk_exceeded()),
     )
