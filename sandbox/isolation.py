@@ -42,7 +42,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional, Sequence
 
-from . import cgroups, linux, pidns, seccomp
+from . import cgroups, linux, pidns, quota, seccomp
 from .config import SandboxSettings
 from .mounts import FilesystemView
 from .process import RunLimits, child_preexec, kill_until_gone, set_rlimit
@@ -72,6 +72,8 @@ class RunIsolation:
         memory_exceeded: ``True`` when the memory limit was hit since its previous call.
         disk_exceeded: ``True`` when the disk quota is full (see :mod:`sandbox.quota`).
         cpu_seconds: CPU seconds used so far by every process of the run (cgroup accounting).
+        program_pid: maps the started child's pid to the program's (through the PID namespace's
+            init), for the wall-cap stretch of :class:`sandbox.process.Clock`.
         env: extra environment variables for the program.
     """
 
@@ -84,6 +86,7 @@ class RunIsolation:
     memory_exceeded: Optional[Callable[[], bool]] = None
     disk_exceeded: Optional[Callable[[], bool]] = None
     cpu_seconds: Optional[Callable[[], float]] = None
+    program_pid: Optional[Callable[[int], Optional[int]]] = None
     env: dict[str, str] = field(default_factory=dict)
 
     def child_setup(self, limits: RunLimits) -> Callable[[], None]:
@@ -300,6 +303,7 @@ class Isolation:
         if self.full:
             self._require(linux.CLONE_NEWNS | linux.CLONE_NEWPID | linux.CLONE_NEWIPC, "pid_namespace")
             self.view = FilesystemView(root or tempfile.gettempdir(), _install_dirs(toolchains), shared)
+            quota.remove_stale(root or tempfile.gettempdir())
         self.unreachable = {} if self.view else \
             {p: b for p in toolchains if (b := blocked_for_others(p)) and shutil.which(p)}
         self.uid_note = self._uid_obstacle() if is_root and settings.isolate_user else None
@@ -322,6 +326,12 @@ class Isolation:
                                   + settings.max_processes * settings.max_concurrency)
         if self.view:
             self._probe_view(root or tempfile.gettempdir())
+        else:
+            on = self.describe()
+            off = [k for k in ("filesystem_view", "pid_namespace", "ipc_namespace", "disk_quota", "network_namespace",
+                               "unprivileged_user", "memory_cgroup", "pids_cgroup", "seccomp") if not on[k]
+                   and not (k == "network_namespace" and settings.allow_network)]
+            log.warning("isolation minimal: off: %s", ", ".join(off) or "nothing")
 
     @staticmethod
     def _require(flags: int, protection: str) -> None:
@@ -352,11 +362,6 @@ class Isolation:
         if res.returncode != 0 or res.stdout.strip() != b"2":
             raise IsolationUnavailable("filesystem_view", f"{python} did not run inside the view (exit "
                                        f"{res.returncode}): {res.stderr.decode(errors='replace')[-500:]}")
-
-    def close(self) -> None:
-        """Remove what was made for this executor (the view's skeleton)."""
-        if self.view:
-            self.view.remove()
 
     def _uid_obstacle(self) -> Optional[str]:
         """Why per-run uids cannot be used here (``None`` if they can): the interpreter is not
@@ -443,7 +448,7 @@ class Isolation:
             self._reachable_roots.add(workdir)
         with contextlib.ExitStack() as stack:
             uid = stack.enter_context(self.uids.lease()) if self.uids else None
-            if uid is not None:
+            if uid is not None and not self.view:  # a view's /tmp-like folders are the run's own
                 stack.callback(remove_files_of, uid)  # runs after the kill below (LIFO)
             disk = None
             if self.view:
@@ -517,7 +522,8 @@ class Isolation:
 
         return RunIsolation(workdir=folder, preexec=preexec, seal=lambda: seccomp.seal(bpf), user=uid,
                             group=uid, kill_all=kill_all, memory_exceeded=memory_exceeded,
-                            disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds, env=env)
+                            disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds,
+                            program_pid=pidns.program_pid if view else None, env=env)
 
 
 def _install_dirs(programs: Sequence[str]) -> list[str]:

@@ -1,7 +1,7 @@
 """A run's minimal filesystem view: a private mount namespace whose root shows only what a program needs.
 
 :class:`FilesystemView` is built once per executor (host side): it prepares a read-only *skeleton*
-root folder (``<workdir root>/.view-<server pid>``) holding a minimal copy of ``/etc``, the
+root folder (``<workdir root>/.view-<hash>``) holding a minimal copy of ``/etc``, the
 ``/bin``-style links of a merged-``/usr`` system and empty mount points, and it lists the host
 folders to bind in. :meth:`FilesystemView.enter` runs in the run's namespace init (child side,
 root, after ``unshare(CLONE_NEWNS | CLONE_NEWPID)``) and builds the view in well under a
@@ -29,14 +29,14 @@ folder, or not at all. Every mount is ``nosuid``; all but ``/dev`` are ``nodev``
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import os
 import shutil
 import stat
+import tempfile
 from typing import Iterable, Optional, Sequence
 
 from . import linux
-from .process import pid_alive
 from .linux import MNT_DETACH, MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY, MS_REC, MS_REMOUNT
 
 #: Folders bound read-only from the host when they are real folders (links are copied as links).
@@ -53,6 +53,7 @@ _DEVICES = (("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("random", 1, 8), ("
 _DEV_LINKS = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
               ("stderr", "/proc/self/fd/2"))
 _RO = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
+_COMPLETE = ".complete"
 
 
 def _covered(path: str, by: Iterable[str]) -> bool:
@@ -87,10 +88,10 @@ class FilesystemView:
 
     Args:
         workdir_root: the executor's root folder (runs' folders are made in it); the skeleton is
-            made at ``<workdir_root>/.view-<pid>`` (stale ones of dead servers are removed).
+            made once at ``<workdir_root>/.view-<hash of the configuration>`` and reused (a few MB).
         toolchains: folders to bind read-only at their own path (see :func:`toolchain_dirs`).
-        extra: ``(host folder, writable)`` pairs bound under the workdir root at their own path,
-            e.g. the shared Go build cache (read-only).
+        extra: host folders under the workdir root bound read-only at their own path, e.g. the
+            shared Go build cache.
 
     Raises:
         OSError: the skeleton could not be made.
@@ -103,14 +104,15 @@ class FilesystemView:
         if os.path.isdir("/sys"):
             self.binds.append("/sys")
         self.extra = [os.path.realpath(e) for e in extra]
-        _remove_stale(self.workdir_root)
-        self.root = os.path.join(self.workdir_root, f".view-{os.getpid()}")
-        self._build()
+        key = hashlib.sha256(repr((self.binds, self.extra, self.workdir_root, ETC_ENTRIES)).encode()).hexdigest()
+        self.root = os.path.join(self.workdir_root, f".view-{key[:16]}")
+        if not os.path.isfile(os.path.join(self.root, _COMPLETE)):
+            self._build()
 
     def _build(self) -> None:
-        root = self.root
-        shutil.rmtree(root, ignore_errors=True)
-        os.makedirs(root, 0o755)
+        """Make the skeleton in a private folder, then rename it into place (servers sharing a
+        workdir root and a configuration share one skeleton; the first to finish wins)."""
+        root = tempfile.mkdtemp(prefix=".view-build-", dir=self.workdir_root)
         os.chmod(root, 0o755)
         for d in SYSTEM_DIRS:
             if os.path.islink(d):
@@ -127,10 +129,12 @@ class FilesystemView:
                 shutil.copytree(src, os.path.join(etc, name), symlinks=True, ignore_dangling_symlinks=True)
             elif os.path.isfile(src):
                 shutil.copy2(src, os.path.join(etc, name))
-
-    def remove(self) -> None:
-        """Delete the skeleton (when the executor closes)."""
-        shutil.rmtree(self.root, ignore_errors=True)
+        open(os.path.join(root, _COMPLETE), "w").close()
+        shutil.rmtree(self.root, ignore_errors=True)  # an incomplete one (a server died building it)
+        try:
+            os.rename(root, self.root)
+        except OSError:  # another server put its identical skeleton there first
+            shutil.rmtree(root, ignore_errors=True)
 
     def enter(self, run_dir: str, workdir: str) -> None:
         """Build the view in the current mount namespace and make it the root (child side, root).
@@ -147,12 +151,13 @@ class FilesystemView:
         r = self.root
         linux.mount(None, "/", None, MS_REC | MS_PRIVATE)
         linux.mount(r, r, None, MS_BIND)
-        for d in self.binds:
-            _bind(d, r + d)
         linux.mount("proc", r + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         _make_dev(r + "/dev", os.path.join(run_dir, "shm"))
         _bind(os.path.join(run_dir, "tmp"), r + "/tmp", writable=True)
         _bind(os.path.join(run_dir, "var-tmp"), r + "/var/tmp", writable=True)
+        for d in self.binds:  # after /tmp: a toolchain under /tmp gets its mount point in the run's /tmp
+            _mkdirs(r + d)
+            _bind(d, r + d)
         top = r + self.workdir_root
         os.makedirs(top, 0o755, exist_ok=True)  # inside the run's /tmp when the root is under /tmp
         linux.mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64k,mode=755")
@@ -188,12 +193,4 @@ def _make_dev(dev: str, shm: str) -> None:
     os.mkdir(os.path.join(dev, "shm"))
     _bind(shm, os.path.join(dev, "shm"), writable=True)
     linux.mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
-
-
-def _remove_stale(workdir_root: str) -> None:
-    with contextlib.suppress(OSError):
-        for name in os.listdir(workdir_root):
-            pid = name[len(".view-"):]
-            if name.startswith(".view-") and pid.isdigit() and not pid_alive(int(pid)):
-                shutil.rmtree(os.path.join(workdir_root, name), ignore_errors=True)
 

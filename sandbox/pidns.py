@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import signal
 import struct
-from typing import Callable
+from typing import Callable, Optional
 
 from . import linux
 
@@ -69,6 +69,19 @@ def enter(in_init: Callable[[], None]) -> None:
     os.write(w, b"R")
     _keep_only(w)
     _init(program, w)
+
+
+def program_pid(waiter: int) -> Optional[int]:
+    """The program's pid (in the caller's namespace) under ``waiter``, the child :func:`enter`
+    ran in: the init's first child, read from ``/proc/<pid>/task/<pid>/children``; ``None`` if gone."""
+    pid = waiter
+    for _ in range(2):
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                pid = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+    return pid
 
 
 def _keep_only(fd: int) -> None:

@@ -23,10 +23,12 @@ which a program that met ``ENOSPC`` always leaves.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
 from . import linux
 from .linux import MNT_DETACH, MS_NODEV, MS_NOSUID
+from .process import pid_alive
 
 #: Free bytes below which the quota counts as hit (tmpfs allocates in pages).
 FULL_BYTES = 64 << 10
@@ -57,7 +59,7 @@ class RunDisk:
         Raises:
             OSError: the mount was refused (needs ``CAP_SYS_ADMIN``).
         """
-        path = tempfile.mkdtemp(prefix="run-", dir=root)
+        path = tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=root)
         try:
             linux.mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV,
                         f"size={max(size_bytes, 1 << 20)},mode=0711")
@@ -92,3 +94,16 @@ class RunDisk:
             os.rmdir(self.path)
         except OSError:
             pass
+
+
+def remove_stale(root: str) -> int:
+    """Unmount and delete the run disks under ``root`` left by servers that died (``run-<pid>-*``
+    whose pid is gone); returns how many. Called once when an executor starts."""
+    removed = 0
+    for name in os.listdir(root):
+        parts = name.split("-")
+        if len(parts) >= 3 and parts[0] == "run" and parts[1].isdigit() and not pid_alive(int(parts[1])):
+            RunDisk(os.path.join(root, name), 0).remove()
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+            removed += 1
+    return removed
