@@ -127,7 +127,7 @@ class Executor:
             argv, cwd=workdir, env=env, limits=self.limits(timeout), stdin=(stdin or "").encode(),
             preexec=iso.preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
             memory_exceeded=iso.memory_exceeded, seal=iso.seal, disk_exceeded=iso.disk_exceeded,
-            cpu_seconds=iso.cpu_seconds, program_pid=iso.program_pid,
+            cpu_seconds=iso.cpu_seconds, spawning=iso.spawning,
         )
         return to_command_result(res)
 

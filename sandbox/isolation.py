@@ -40,12 +40,12 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, ContextManager, Iterator, Optional, Sequence
 
 from . import cgroups, linux, pidns, quota, seccomp
 from .config import SandboxSettings
 from .mounts import FilesystemView
-from .process import RunLimits, child_preexec, kill_until_gone, set_rlimit
+from .process import RunLimits, child_preexec, kill_until_gone, run_process, set_rlimit
 from .quota import RunDisk
 
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
@@ -62,9 +62,12 @@ class RunIsolation:
     Attributes:
         workdir: the request's working folder (empty, owned by ``user``, mode 0700; on the run's
             disk-quota tmpfs in full isolation); removed when the request ends.
+        spawning: a context manager to start the command inside (server side): with full
+            isolation it makes a fresh PID namespace for the thread's next child
+            (:class:`sandbox.pidns.PidNamespace`); a no-op otherwise.
         preexec: runs in the child before exec (joins the cgroup, enters the namespaces and the
             filesystem view, sets the memory/process rlimits); runs as root, before the switch to
-            ``user``. With a PID namespace it returns in the program's process (pid 2) only.
+            ``user``.
         seal: runs in the child last, after the switch to ``user``: ``PR_SET_NO_NEW_PRIVS`` and
             the seccomp filter.
         user, group: uid/gid the program runs as (``None``: the server's own).
@@ -72,12 +75,11 @@ class RunIsolation:
         memory_exceeded: ``True`` when the memory limit was hit since its previous call.
         disk_exceeded: ``True`` when the disk quota is full (see :mod:`sandbox.quota`).
         cpu_seconds: CPU seconds used so far by every process of the run (cgroup accounting).
-        program_pid: maps the started child's pid to the program's (through the PID namespace's
-            init), for the wall-cap stretch of :class:`sandbox.process.Clock`.
         env: extra environment variables for the program.
     """
 
     workdir: str = ""
+    spawning: Callable[[], ContextManager[None]] = contextlib.nullcontext
     preexec: Optional[Callable[[], None]] = None
     seal: Optional[Callable[[], None]] = None
     user: Optional[int] = None
@@ -86,12 +88,12 @@ class RunIsolation:
     memory_exceeded: Optional[Callable[[], bool]] = None
     disk_exceeded: Optional[Callable[[], bool]] = None
     cpu_seconds: Optional[Callable[[], float]] = None
-    program_pid: Optional[Callable[[int], Optional[int]]] = None
     env: dict[str, str] = field(default_factory=dict)
 
     def child_setup(self, limits: RunLimits) -> Callable[[], None]:
         """The complete pre-exec function of a child under ``limits`` and this isolation (for a
-        process started by other code than :func:`~sandbox.process.run_process`, e.g. a kernel)."""
+        process started by other code than :func:`~sandbox.process.run_process`, e.g. a kernel;
+        start it inside :attr:`spawning`, and call :attr:`kill_all` when it is done)."""
         return child_preexec(limits, self.preexec, self.user, self.group, self.seal)
 
 
@@ -354,14 +356,15 @@ class Isolation:
         python = self.settings.python
         try:
             with self.for_run(root, 64) as iso:
-                res = subprocess.run([python, "-c", "import os; print(os.getpid())"], cwd=iso.workdir,
-                                     env={"PATH": "/usr/bin:/bin"}, capture_output=True, timeout=60,
-                                     preexec_fn=iso.child_setup(RunLimits(time_limit=60, wall_limit=60)))
-        except (OSError, subprocess.SubprocessError) as exc:
+                res = run_process([python, "-c", "import os; print(os.getpid())"], cwd=iso.workdir,
+                                  env={"PATH": "/usr/bin:/bin"}, limits=RunLimits.for_timeout(60),
+                                  spawning=iso.spawning, preexec=iso.preexec, user=iso.user, group=iso.group,
+                                  seal=iso.seal, kill_all=iso.kill_all)
+        except (OSError, RuntimeError) as exc:
             raise IsolationUnavailable("filesystem_view", f"a run could not start: {exc}") from None
-        if res.returncode != 0 or res.stdout.strip() != b"2":
-            raise IsolationUnavailable("filesystem_view", f"{python} did not run inside the view (exit "
-                                       f"{res.returncode}): {res.stderr.decode(errors='replace')[-500:]}")
+        if res.return_code != 0 or res.stdout.strip() != b"2":
+            why = res.spawn_error or f"exit {res.return_code}: {res.stderr.decode(errors='replace')[-500:]}"
+            raise IsolationUnavailable("filesystem_view", f"{python} did not run inside the view ({why})")
 
     def _uid_obstacle(self) -> Optional[str]:
         """Why per-run uids cannot be used here (``None`` if they can): the interpreter is not
@@ -473,30 +476,33 @@ class Isolation:
             if uid is not None and cg is None:
                 kill_uid(uid)  # a crashed server may have left tasks of this uid behind
                 stack.callback(kill_uid, uid)
-            yield self._build(folder, uid, cg, memory, disk)
+            pid_ns = None
+            if self.view:
+                pid_ns = pidns.PidNamespace()
+                stack.callback(pid_ns.reap)
+            yield self._build(folder, uid, cg, memory, disk, pid_ns)
 
     def _build(self, folder: str, uid: Optional[int], cg: Optional[cgroups.RunCgroup], memory: int,
-               disk: Optional[RunDisk]) -> RunIsolation:
+               disk: Optional[RunDisk], pid_ns: Optional[pidns.PidNamespace]) -> RunIsolation:
         pids_cgroup = cg is not None and "pids" in cg.paths
         nproc = None if pids_cgroup else (self.settings.max_processes if uid is not None
                                           else self._nproc_shared)
         data = None if cg is not None else memory + _DATA_HEADROOM
         netns, view, bpf = self.network_namespace, self.view, self.bpf
-        flags = linux.CLONE_NEWNS | linux.CLONE_NEWPID | linux.CLONE_NEWIPC | (linux.CLONE_NEWNET if netns else 0)
-
-        def in_init() -> None:
-            if netns:
-                loopback_up()
-            view.enter(disk.path, folder)
+        flags = linux.CLONE_NEWNS | linux.CLONE_NEWIPC | (linux.CLONE_NEWNET if netns else 0)
 
         def preexec() -> None:
+            if pid_ns is not None:
+                pidns.check_program_pid()
             if cg is not None:
                 cg.join()
             set_rlimit(resource.RLIMIT_DATA, data)
             set_rlimit(resource.RLIMIT_NPROC, nproc)
             if view is not None:
                 linux.unshare(flags)
-                pidns.enter(in_init)
+                if netns:
+                    loopback_up()
+                view.enter(disk.path, folder)
             elif netns:
                 unshare_network()
 
@@ -519,11 +525,18 @@ class Isolation:
                 cpu_seconds = cg.cpu_seconds
         elif uid is not None:
             kill_all = lambda: kill_uid(uid)  # noqa: E731
+        if pid_ns is not None:
+            kill_unit = kill_all
 
-        return RunIsolation(workdir=folder, preexec=preexec, seal=lambda: seccomp.seal(bpf), user=uid,
+            def kill_all() -> None:
+                pid_ns.kill()  # the kernel kills every process of the namespace
+                if kill_unit is not None:
+                    kill_unit()
+
+        return RunIsolation(workdir=folder, spawning=pid_ns.spawning if pid_ns else contextlib.nullcontext,
+                            preexec=preexec, seal=lambda: seccomp.seal(bpf), user=uid,
                             group=uid, kill_all=kill_all, memory_exceeded=memory_exceeded,
-                            disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds,
-                            program_pid=pidns.program_pid if view else None, env=env)
+                            disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds, env=env)
 
 
 def _install_dirs(programs: Sequence[str]) -> list[str]:

@@ -31,6 +31,7 @@ import tempfile
 import time
 from typing import Any, Optional
 
+import zmq
 from jupyter_client import KernelManager
 from jupyter_client.kernelspec import KernelSpecManager
 
@@ -147,7 +148,10 @@ class _Session:
             os.chown(km.connection_file, iso.user, iso.group if iso.group is not None else iso.user)
         child_setup = iso.child_setup(ex.limits(self.request.total_timeout + KERNEL_STARTUP_TIMEOUT))
         env = ex.env(self.workdir, iso, RECIPES["python"])
-        with open(self.log_path, "wb") as log:
+        # A thread cannot be created while this thread's children go into a new PID namespace
+        # (clone(CLONE_THREAD) is EINVAL there; zmq aborts): start the context's I/O threads first.
+        km.context.socket(zmq.PAIR).close(linger=0)
+        with open(self.log_path, "wb") as log, iso.spawning():
             km.start_kernel(cwd=self.workdir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                             preexec_fn=child_setup)
         self.kc = km.client()

@@ -85,3 +85,9 @@ def load_seccomp_filter(bpf: bytes) -> None:
     prog = _SockFprog(len(bpf) // 8, bpf)
     _check(_libc.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER),
                        ctypes.byref(prog), ctypes.c_ulong(0), ctypes.c_ulong(0)), "prctl(PR_SET_SECCOMP)")
+
+
+def setns(fd: int, nstype: int) -> None:
+    """``setns(2)``: join the namespace open at ``fd`` (for ``CLONE_NEWPID``: the calling thread's
+    future children's namespace)."""
+    _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(nstype)), f"setns({nstype:#x})")

@@ -11,6 +11,7 @@ The function is synchronous and thread-safe; async callers run it in a worker th
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import resource
@@ -19,7 +20,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, ContextManager, Iterable, Optional, Sequence
 
 #: After the main process exits, how long to wait for the pipes to reach EOF (seconds).
 _DRAIN_GRACE = 0.5
@@ -71,14 +72,12 @@ class Clock:
       no stretch, so it is answered at the wall cap.
     """
 
-    def __init__(self, limits: "RunLimits", cpu_seconds: Optional[Callable[[], float]] = None,
-                 program_pid: Optional[Callable[[int], Optional[int]]] = None) -> None:
+    def __init__(self, limits: "RunLimits", cpu_seconds: Optional[Callable[[], float]] = None) -> None:
         """Made before the command starts (the cgroup's CPU time is read then); set :attr:`pid`
         and :attr:`start` (``time.monotonic()``) once it runs."""
         self.pid, self.limits, self.start = 0, limits, 0.0
         self._cgroup = cpu_seconds
         self._cpu0 = cpu_seconds() if cpu_seconds else 0.0
-        self._program_pid = program_pid
 
     def tree_cpu(self) -> float:
         """CPU seconds used so far by the command's processes."""
@@ -96,8 +95,7 @@ class Clock:
             return None
         if elapsed < limits.wall_limit:
             return min(now + _POLL_S, self.start + limits.wall_limit)
-        main = (self._program_pid(self.pid) if self._program_pid else None) or self.pid
-        starved = max(0.0, runqueue_wait(main) - max(0.0, used - process_cpu(main)))
+        starved = max(0.0, runqueue_wait(self.pid) - max(0.0, used - process_cpu(self.pid)))
         cap = self.start + min(limits.wall_limit + starved, limits.wall_limit * _STARVED_CAP)
         return min(now + _POLL_S, cap) if cap > now + 0.005 else None
 
@@ -288,7 +286,7 @@ def run_process(
     seal: Optional[Callable[[], None]] = None,
     disk_exceeded: Optional[Callable[[], bool]] = None,
     cpu_seconds: Optional[Callable[[], float]] = None,
-    program_pid: Optional[Callable[[int], Optional[int]]] = None,
+    spawning: Callable[[], ContextManager[None]] = contextlib.nullcontext,
 ) -> ProcessResult:
     """Run ``argv`` to completion or timeout and return its outcome.
 
@@ -308,21 +306,22 @@ def run_process(
         disk_exceeded: tells, after the run, whether the disk quota is full.
         cpu_seconds: CPU seconds used so far by the whole run (cgroup); the command's CPU time is
             its growth during the command (else the rusage of the reaped process tree).
-        program_pid: maps the started child's pid to the program's (when the child is a PID
-            namespace's waiter, :mod:`sandbox.pidns`); used for the wall-cap stretch.
+        spawning: context manager the child is started inside (a fresh PID namespace, see
+            :mod:`sandbox.pidns`).
 
     Returns:
         a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set.
     """
     child_setup = child_preexec(limits, preexec, user, group, seal)
-    clock = Clock(limits, cpu_seconds, program_pid)
+    clock = Clock(limits, cpu_seconds)
     clock.start = start = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
-            preexec_fn=child_setup,
-        )
+        with spawning():
+            proc = subprocess.Popen(
+                list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+                preexec_fn=child_setup,
+            )
     except (OSError, subprocess.SubprocessError) as exc:
         return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
 

@@ -90,8 +90,8 @@ def test_environment_reader_sees_no_server_secret(server):
             f"    except OSError as e:\n        print(type(e).__name__)")
     r = run(server, code)
     assert r["status"] == "Success"
-    # the server is outside the run's PID namespace; pid 1 is the run's init (root: unreadable)
-    assert r["run_result"]["stdout"] == "False False\nFileNotFoundError\nPermissionError\nPermissionError\n"
+    # the server (its parent: getppid() is 0) is outside the run's PID namespace; pid 1 is its init (root)
+    assert r["run_result"]["stdout"] == "False False\nFileNotFoundError\nPermissionError\nFileNotFoundError\n"
     assert SECRET not in r["run_result"]["stdout"] + r["run_result"]["stderr"]
 
 
