@@ -2,10 +2,16 @@
 
 :class:`Isolation` is made once per executor from :class:`~sandbox.config.SandboxSettings` and
 probes what the host allows; :meth:`Isolation.for_run` returns a :class:`RunIsolation` for one
-request (its compile step and every run step). This module is the only place that knows about
-uids, cgroups and namespaces.
+request (its compile step and every run step). It composes one small module per mechanism:
+:mod:`sandbox.mounts` (the filesystem view), :mod:`sandbox.pidns` (the PID namespace),
+:mod:`sandbox.quota` (the disk tmpfs), :mod:`sandbox.seccomp` (no-new-privs and the syscall
+filter), :mod:`sandbox.cgroups` (memory, pids, CPU accounting).
 
-Protections, strongest available first:
+``settings.isolation == "full"`` (the default) promises every protection below in its strongest
+form, plus the view, the PID and IPC namespaces, the disk quota and seccomp, and raises
+:class:`IsolationUnavailable` when the host cannot give one of them (not root, no cgroup, a
+namespace refused, no libseccomp binding, the interpreter not starting inside the view).
+``"minimal"`` (the explicit container mode) takes what the host allows:
 
 * memory: a memory cgroup (v2 ``memory.max`` or v1 ``memory.limit_in_bytes``, swap included;
   an OOM kill there is reported as ``memory_exceeded``); else ``RLIMIT_DATA`` at the limit plus
@@ -15,7 +21,8 @@ Protections, strongest available first:
   server user's current task count plus ``max_processes * max_concurrency``).
 * privileges: when root, each run has its own uid from a pool (``uid_base + slot``), leased with
   an ``flock`` so that two servers on one host never share one; the working directory is chown'ed
-  to it and mode 0700. The uid cannot read root's 0600 files, other runs' folders or
+  to it and mode 0700 (with a view, whatever folder the interpreter lives in; without, only when
+  other users can execute it). The uid cannot read root's 0600 files, other runs' folders or
   ``/proc/<server>/environ``. The environment is an allow-list (see :mod:`sandbox.executor`).
 * network: a fresh network namespace (``unshare(CLONE_NEWNET)``, loopback up) unless
   ``allow_network``; only possible with ``CAP_SYS_ADMIN``.
@@ -49,6 +56,8 @@ from .process import RunLimits, child_preexec, kill_until_gone, run_process, set
 from .quota import RunDisk
 
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+#: The program the start-up probes run (found on the system path: the server's PATH may be anything).
+_TRUE = shutil.which("true", path="/usr/bin:/bin") or "/bin/true"
 log = logging.getLogger("judgebox.isolation")
 #: Bytes added to ``RLIMIT_DATA`` in the no-cgroup fallback: it counts reserved, never-touched
 #: mappings (JVM heap and code cache, thread stacks), and the JVM does not start under 256 MiB.
@@ -159,7 +168,7 @@ def blocked_for_others(program: str) -> Optional[str]:
 
 def _probe_network_namespace() -> bool:
     try:
-        return subprocess.run(["true"], preexec_fn=unshare_network, timeout=10).returncode == 0
+        return subprocess.run([_TRUE], preexec_fn=unshare_network, timeout=10).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -376,7 +385,7 @@ class Isolation:
                     f"({blocked} lacks o+x); chmod o+x {blocked} or pass --python")
         uid = self.settings.uid_base
         try:
-            subprocess.run(["true"], user=uid, group=uid, extra_groups=[], check=True, timeout=10)
+            subprocess.run([_TRUE], user=uid, group=uid, extra_groups=[], check=True, timeout=10)
         except (OSError, subprocess.SubprocessError) as exc:
             return f"disabled: switching to uid {uid} failed ({exc}); the server lacks CAP_SETUID/CAP_SETGID"
         return None

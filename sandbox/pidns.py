@@ -36,7 +36,7 @@ from typing import Iterator
 from . import linux
 
 #: The namespace's pid 1: a process that only waits to be killed.
-INIT = (shutil.which("sleep") or "/bin/sleep", "infinity")
+INIT = (shutil.which("sleep", path="/usr/bin:/bin") or "/bin/sleep", "infinity")
 
 
 class PidNamespace:
