@@ -315,6 +315,7 @@ class Isolation:
             self._require(linux.CLONE_NEWNS | linux.CLONE_NEWPID | linux.CLONE_NEWIPC, "pid_namespace")
             self.view = FilesystemView(root or tempfile.gettempdir(), _install_dirs(toolchains), shared)
             quota.remove_stale(root or tempfile.gettempdir())
+            pidns.remove_stale()
         self.unreachable = {} if self.view else \
             {p: b for p in toolchains if (b := blocked_for_others(p)) and shutil.which(p)}
         self.uid_note = self._uid_obstacle() if is_root and settings.isolate_user else None

@@ -34,9 +34,12 @@ import subprocess
 from typing import Iterator
 
 from . import linux
+from .process import pid_alive
 
-#: The namespace's pid 1: a process that only waits to be killed.
-INIT = (shutil.which("sleep", path="/usr/bin:/bin") or "/bin/sleep", "infinity")
+#: The namespace's pid 1: a process that only waits to be killed; its ``argv[0]`` names the server
+#: (:func:`remove_stale` finds the inits of servers that died).
+INIT = shutil.which("sleep", path="/usr/bin:/bin") or "/bin/sleep"
+_TAG = "judgebox-init-"
 
 
 class PidNamespace:
@@ -57,8 +60,9 @@ class PidNamespace:
         try:
             linux.unshare(linux.CLONE_NEWPID)
             try:
-                self._inits.append(subprocess.Popen(INIT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                                    stderr=subprocess.DEVNULL, start_new_session=True))
+                self._inits.append(subprocess.Popen(
+                    [f"{_TAG}{os.getpid()}", "infinity"], executable=INIT, stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
                 yield
             finally:
                 linux.setns(own, linux.CLONE_NEWPID)
@@ -90,3 +94,23 @@ def check_program_pid() -> None:
     if os.getpid() != 2:
         raise OSError(f"the program is pid {os.getpid()}, not pid 2 of its own PID namespace: start it "
                       f"inside RunIsolation.spawning()")
+
+
+def remove_stale() -> int:
+    """SIGKILL the namespace inits left by servers that died (re-parented away, ``argv[0]``
+    ``judgebox-init-<dead pid>``); returns how many. Called once when an executor starts."""
+    killed = 0
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                argv0 = f.read().split(b"\0", 1)[0].decode(errors="replace")
+        except (OSError, ValueError):
+            continue
+        owner = argv0[len(_TAG):]
+        if argv0.startswith(_TAG) and owner.isdigit() and not pid_alive(int(owner)):
+            try:
+                os.kill(int(name), signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+    return killed
