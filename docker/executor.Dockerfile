@@ -43,6 +43,7 @@ RUN python3 -m venv /opt/judgebox \
 ENV PATH=/opt/judgebox/bin:$PATH \
     JUDGEBOX_PYTHON=/opt/judgebox/bin/python \
     JUDGEBOX_WORKDIR_ROOT=/tmp/judgebox \
+    JUDGEBOX_ISOLATION=minimal \
     OPENBLAS_NUM_THREADS=1
 EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=5s --start-period=60s --retries=3 \

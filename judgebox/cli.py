@@ -5,8 +5,9 @@ Subcommands: ``serve`` (the sandbox HTTP server), ``eval`` (score samples of a d
 dataset as verl parquet rows).
 
 Exit status: 0 done; 1 a usage or input error (one line on stderr naming the argument, the path, the
-reason and the fix); 2 ``eval`` finished but infrastructure errors remain (run it again to score those
-samples); 128 + the signal number (130 Ctrl-C, 143 SIGTERM) ``eval`` was interrupted, its results kept.
+reason and the fix), or a sandbox that cannot apply the isolation it promises (see ``--isolation``);
+2 ``eval`` finished but infrastructure errors remain (run it again to score those samples);
+128 + the signal number (130 Ctrl-C, 143 SIGTERM) ``eval`` was interrupted, its results kept.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ def _serve(args: argparse.Namespace) -> int:
     overrides = {k: v for k, v in {
         "python": args.python, "max_concurrency": args.max_concurrency,
         "queue_timeout": args.queue_timeout, "allow_network": args.allow_network or None,
+        "isolation": args.isolation,
     }.items() if v is not None}
     settings = SandboxSettings(**overrides)
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
@@ -218,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-concurrency", type=int, help="programs at once (default: CPU count)")
     serve.add_argument("--queue-timeout", type=float, help="seconds to wait for a slot before 504")
     serve.add_argument("--allow-network", action="store_true", help="let programs use the network")
+    serve.add_argument("--isolation", choices=("full", "minimal"),
+                       help="full (default; JUDGEBOX_ISOLATION): every protection, or refuse to start naming "
+                            "the missing one; minimal: what the host allows (containers without CAP_SYS_ADMIN)")
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(func=_serve)
 
@@ -261,9 +266,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``judgebox`` command."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from sandbox.isolation import IsolationUnavailable
+
     try:
         return args.func(args)
-    except (UsageError, OSError, KeyError, ValueError) as exc:
+    except (UsageError, OSError, KeyError, ValueError, IsolationUnavailable) as exc:
         if isinstance(exc, OSError) and exc.strerror:  # an OS error with no message of ours
             message = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
         else:

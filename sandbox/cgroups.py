@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from .process import kill_until_gone
+from .process import kill_until_gone, pid_alive
 
 #: Name of the folder (under the server's own cgroup) that holds every run cgroup.
 PARENT = "judgebox"
@@ -71,6 +71,11 @@ class CgroupHost:
     version: int
     dirs: dict[str, str]
 
+    @property
+    def cpu_accounting(self) -> bool:
+        """Whether run cgroups count their CPU time (v2 always; v1 with a ``cpuacct`` hierarchy)."""
+        return self.version == 2 or "cpuacct" in self.dirs
+
     def create(self, memory_bytes: int, max_processes: Optional[int]) -> "RunCgroup":
         """Make the cgroup(s) of one run with a memory limit in bytes and a process cap.
 
@@ -104,23 +109,13 @@ class CgroupHost:
                 parts = name.split("-")
                 if len(parts) != 3 or parts[0] != "run" or not parts[1].isdigit():
                     continue
-                if _alive(int(parts[1])):
+                if pid_alive(int(parts[1])):
                     continue
                 paths = {c: os.path.join(d, name) for c, d in self.dirs.items()
                          if os.path.isdir(os.path.join(d, name))}
                 RunCgroup(self.version, paths).remove()
                 removed += len(set(paths.values()))
         return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
 
 
 _counter = itertools.count()
@@ -134,6 +129,24 @@ class RunCgroup:
         self.paths = paths
         self.folders = list(dict.fromkeys(paths.values()))
         self._procs = [os.path.join(p, "cgroup.procs") for p in self.folders]
+        self.cpu_accounting = version == 2 or "cpuacct" in paths
+        cpu_dir = paths.get("cpuacct") or paths.get("memory", "")
+        self._cpu_file = os.path.join(cpu_dir, "cpu.stat" if version == 2 else "cpuacct.usage")
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user + system) used by every process that ever ran in the cgroup
+        (v2 ``cpu.stat`` ``usage_usec``; v1 ``cpuacct.usage``, ns); 0.0 if unreadable."""
+        try:
+            text = _read(self._cpu_file)
+        except OSError:
+            return 0.0
+        if self.version == 1:
+            return int(text) / 1e9
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value) / 1e6
+        return 0.0
 
     def set_limits(self, memory_bytes: int, max_processes: Optional[int]) -> None:
         """Write the memory limit (bytes, swap included) and the process cap. Raises ``OSError``."""
@@ -276,7 +289,7 @@ def _delegate(base: str, controllers: list[str]) -> None:
 
 def _v1(mounts, own) -> Optional[CgroupHost]:
     dirs: dict[str, str] = {}
-    for controller in ("memory", "pids"):
+    for controller in ("memory", "pids", "cpuacct"):
         for root, point, fstype, opts in mounts:
             if fstype != "cgroup" or controller not in opts or controller not in own:
                 continue

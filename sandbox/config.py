@@ -10,7 +10,7 @@ import os
 import shutil
 import socket
 import sys
-from typing import Optional
+from typing import Literal, Optional
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -45,6 +45,13 @@ class SandboxSettings(BaseSettings):
     max_open_files: int = Field(1024, ge=64, description="open file descriptors per run")
     stack_limit_bytes: int = Field(256 << 20, description="stack size, clamped to the hard limit")
     max_run_timeout: float = Field(300.0, gt=0, description="seconds, requests are clamped to this")
+    isolation: Literal["full", "minimal"] = Field(
+        "full", description="full: every protection (filesystem view, PID/IPC/network namespaces, disk "
+        "quota, run uid, cgroups, seccomp) or refuse to start; minimal: what the host allows (containers "
+        "without CAP_SYS_ADMIN), reported at GET /health")
+    disk_limit_MB: int = Field(1024, ge=1, description="MiB a run may write (working folder, /tmp, "
+                               "/var/tmp, /dev/shm together), used when a request sends none")
+    max_disk_limit_MB: int = Field(16384, ge=1, description="MiB, requests' disk_limit_MB is clamped to this")
     allow_network: bool = Field(False, description="let programs reach the network")
     isolate_user: bool = Field(True, description="run programs as an unprivileged uid when root")
     uid_base: int = Field(61000, ge=1000, description="first uid of the per-run uid pool")

@@ -47,14 +47,14 @@ class Executor:
         self.settings = settings or SandboxSettings()
         python = self.settings.python
         found = {name: RECIPES[name].executable(python) for name in installed_languages(python)}
-        self.isolation = Isolation(self.settings, sorted(set(found.values())))
+        self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox")
+        os.makedirs(self.root, mode=0o711, exist_ok=True)
+        self.gocache = shared_go_cache(self.root)
+        self.isolation = Isolation(self.settings, sorted(set(found.values())), self.root, [self.gocache])
         blocked = self.isolation.unreachable if self.isolation.uids else {}
         #: languages whose toolchain the run uid cannot execute: name -> (program, folder lacking o+x)
         self._blocked = {n: (p, blocked[p]) for n, p in found.items() if p in blocked}
         self._installed = tuple(n for n in found if n not in self._blocked)
-        self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox")
-        os.makedirs(self.root, mode=0o711, exist_ok=True)
-        self.gocache = shared_go_cache(self.root)
         self._base_env = toolchain_env()
 
     # ----------------------------------------------------------------------------- building blocks
@@ -106,24 +106,19 @@ class Executor:
         return f"language {language!r} is not installed on this sandbox; {installed}"
 
     @contextlib.contextmanager
-    def workdir(self, files: dict[str, bytes], uid: Optional[int] = None) -> Iterator[str]:
-        """A fresh private working directory holding ``files``; removed with everything in it on exit.
+    def workdir(self, files: dict[str, bytes], iso: RunIsolation) -> Iterator[str]:
+        """The request's private working directory (``iso.workdir``, made by the isolation and
+        removed with it) with ``files`` written into it, owned by the run uid.
 
         Args:
             files: ``{relative path: content bytes}`` (already validated by the request model).
-            uid: owner of the directory and files when the program runs as another user.
+            iso: the request's isolation (:meth:`sandbox.isolation.Isolation.for_run`).
 
         Raises:
             ValueError: a path resolves outside the directory.
         """
-        path = tempfile.mkdtemp(prefix="run-", dir=self.root)
-        try:
-            write_files(path, files, uid)
-            if uid is not None:
-                os.chown(path, uid, uid)
-            yield path
-        finally:
-            shutil.rmtree(path, ignore_errors=True)
+        write_files(iso.workdir, files, iso.user)
+        yield iso.workdir
 
     def command(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
                 iso: RunIsolation, stdin: Optional[str]) -> CommandRunResult:
@@ -131,7 +126,8 @@ class Executor:
         res = run_process(
             argv, cwd=workdir, env=env, limits=self.limits(timeout), stdin=(stdin or "").encode(),
             preexec=iso.preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
-            memory_exceeded=iso.memory_exceeded,
+            memory_exceeded=iso.memory_exceeded, seal=iso.seal, disk_exceeded=iso.disk_exceeded,
+            cpu_seconds=iso.cpu_seconds, spawning=iso.spawning,
         )
         return to_command_result(res)
 
@@ -171,8 +167,9 @@ class Executor:
         recipe = RECIPES[request.language]
         python = self.settings.python
         files = {recipe.source_name(request.code): request.code.encode(), **decode_files(request.files)}
-        with self.isolation.for_run(self.root, self.memory_MB(request.memory_limit_MB)) as iso, \
-                self.workdir(files, iso.user) as workdir:
+        with self.isolation.for_run(self.root, self.memory_MB(request.memory_limit_MB),
+                                    request.disk_limit_MB) as iso, \
+                self.workdir(files, iso) as workdir:
             env = self.env(workdir, iso, recipe)
             compile_result = None
             if recipe.compile:
@@ -251,6 +248,7 @@ def to_command_result(res: ProcessResult) -> CommandRunResult:
         stdout_truncated=res.stdout_truncated,
         stderr_truncated=res.stderr_truncated,
         memory_exceeded=res.memory_exceeded,
+        disk_exceeded=res.disk_exceeded,
     )
 
 

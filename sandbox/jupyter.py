@@ -33,6 +33,7 @@ import tempfile
 import time
 from typing import Any, Optional
 
+import zmq
 from jupyter_client import KernelManager
 from jupyter_client.kernelspec import KernelSpecManager
 
@@ -48,7 +49,7 @@ from .models import (
     RunStatus,
     decode_files,
 )
-from .process import RunLimits, child_preexec
+from .process import RunLimits
 
 #: Seconds a kernel may take to start and answer ``kernel_info`` (not counted in ``total_timeout``).
 KERNEL_STARTUP_TIMEOUT = 60.0
@@ -57,12 +58,16 @@ _DRAIN_S = 0.3
 _KERNEL_NAME = "judgebox-python3"
 
 
-def kernel_spec_manager(root: str, python: str) -> KernelSpecManager:
+def kernel_spec_manager(root: str, python: str, pid_namespace: bool = False) -> KernelSpecManager:
     """A kernel-spec manager whose only kernel, ``judgebox-python3``, runs ``python -m ipykernel``.
 
     Args:
         root: the executor's root folder (the spec is written under ``<root>/kernels``).
         python: the interpreter that runs cells (``settings.python``).
+        pid_namespace: kernels start in their own PID namespace, where their parent is the
+            namespace's init (pid 1), not the server: ipykernel's parent poller (``JPY_PARENT_PID``)
+            would shut the kernel down at once, so it is switched off (the init dies with the
+            server's child and takes the kernel with it).
 
     The spec file is (re)written atomically on every call, so a cleaned-up root never breaks
     notebooks and concurrent requests never read a half-written file. IPython history is off
@@ -73,7 +78,7 @@ def kernel_spec_manager(root: str, python: str) -> KernelSpecManager:
     os.makedirs(spec_dir, mode=0o755, exist_ok=True)
     spec = {
         "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                 "--HistoryManager.enabled=False"],
+                 "--HistoryManager.enabled=False", *(["--IPKernelApp.parent_handle=0"] if pid_namespace else [])],
         "display_name": "judgebox python3",
         "language": "python",
     }
@@ -101,7 +106,7 @@ def run_jupyter(request: RunJupyterRequest, executor: Executor) -> RunJupyterRes
     if missing:
         return RunJupyterResponse(status=RunStatus.SandboxError, message=missing, executor_pod_name=pod)
     with executor.isolation.for_run(executor.root, executor.memory_MB(-1)) as iso, \
-            executor.workdir(decode_files(request.files), iso.user) as workdir:
+            executor.workdir(decode_files(request.files), iso) as workdir:
         kernel = Kernel(executor, iso, workdir, executor.limits(request.total_timeout + KERNEL_STARTUP_TIMEOUT))
         try:
             kernel.start()
@@ -188,7 +193,8 @@ class Kernel:
         """
         ex, iso = self.executor, self.iso
         km = KernelManager(
-            kernel_name=_KERNEL_NAME, kernel_spec_manager=kernel_spec_manager(ex.root, ex.settings.python),
+            kernel_name=_KERNEL_NAME, kernel_spec_manager=kernel_spec_manager(ex.root, ex.settings.python,
+                                                                    ex.isolation.view is not None),
             transport="ipc", ip=os.path.join(self.workdir, ".kernel"),
             connection_file=os.path.join(self.workdir, ".kernel.json"),
         )
@@ -196,9 +202,12 @@ class Kernel:
         km.write_connection_file()
         if iso.user is not None:
             os.chown(km.connection_file, iso.user, iso.group if iso.group is not None else iso.user)
-        child_setup = child_preexec(self.limits, iso.preexec, iso.user, iso.group)
+        child_setup = iso.child_setup(self.limits)
         env = ex.env(self.workdir, iso, RECIPES["python"])
-        with open(self.log_path, "wb") as log:
+        # A thread cannot be created while this thread's children go into a new PID namespace
+        # (clone(CLONE_THREAD) is EINVAL there; zmq aborts): start the context's I/O threads first.
+        km.context.socket(zmq.PAIR).close(linger=0)
+        with open(self.log_path, "wb") as log, iso.spawning():
             km.start_kernel(cwd=self.workdir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                             preexec_fn=child_setup)
         self.kc = km.client()

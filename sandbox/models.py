@@ -115,7 +115,8 @@ class RunCodeRequest(_Request):
 
     Fields: ``code`` (source text), ``language`` (one of :data:`SANDBOX_FUSION_LANGUAGES`),
     ``compile_timeout``/``run_timeout`` (seconds, > 0), ``memory_limit_MB`` (MiB; ``-1`` = server
-    default; clamped to what the host allows), ``stdin`` (text fed to a pipe that is then closed;
+    default; clamped to what the host allows), ``disk_limit_MB`` (MiB; judgebox extension, see
+    :mod:`sandbox.quota`), ``stdin`` (text fed to a pipe that is then closed;
     ``None`` = empty), ``files``, ``fetch_files`` and ``args`` (appended to the run command, e.g.
     ``["-x"]`` for pytest; SandboxFusion's server field, which its client does not send).
     """
@@ -125,6 +126,9 @@ class RunCodeRequest(_Request):
     compile_timeout: float = Field(10, gt=0, description="seconds")
     run_timeout: float = Field(10, gt=0, description="seconds")
     memory_limit_MB: int = Field(-1, ge=-1, description="MiB; -1 = server default")
+    disk_limit_MB: Optional[int] = Field(
+        None, ge=1, description="judgebox extension: MiB the run may write (working folder, /tmp, /var/tmp, "
+        "/dev/shm together); None = server default (JUDGEBOX_DISK_LIMIT_MB); clamped to the server's maximum")
     stdin: Optional[str] = None
     args: list[str] = Field(
         default_factory=list, description="extra command-line arguments of the run step (SandboxFusion: pytest's)"
@@ -170,6 +174,7 @@ class CommandRunResult(BaseModel):
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     memory_exceeded: bool = False
+    disk_exceeded: bool = False
 
 
 class RunCodeResponse(BaseModel):

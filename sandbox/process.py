@@ -11,6 +11,7 @@ The function is synchronous and thread-safe; async callers run it in a worker th
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import resource
@@ -19,15 +20,16 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, ContextManager, Iterable, Optional, Sequence
 
 #: After the main process exits, how long to wait for the pipes to reach EOF (seconds).
 _DRAIN_GRACE = 0.5
-#: The wall cap stretches by the time the program waited for a CPU, up to this multiple of itself.
-#: A starved busy loop is still stopped once its CPU time reaches the wall cap (the stretch only
-#: adds the time it was kept off the CPU), so this bound only limits how long an oversubscribed
-#: host may take; 10x lets 8 runnable programs per core finish with their honest verdict.
+#: The wall cap stretches by the program's CPU starvation, up to this multiple of itself (see
+#: :class:`Clock`); 10x lets 8 runnable programs per core finish with their honest verdict.
 _STARVED_CAP = 10.0
+#: Seconds between CPU-time checks once a command's wall time passed its time limit.
+_POLL_S = 0.05
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def runqueue_wait(pid: int) -> float:
@@ -41,6 +43,61 @@ def runqueue_wait(pid: int) -> float:
             return int(f.read().split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+def process_cpu(pid: int, reaped_children: bool = False) -> float:
+    """CPU seconds (user + system) of ``pid`` from ``/proc/<pid>/stat``, plus those of its reaped
+    children when ``reaped_children``; 0.0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return sum(int(v) for v in fields[11:15 if reaped_children else 13]) / _CLK_TCK
+
+
+class Clock:
+    """When a running command is out of time; the CPU half of the verdict counts its whole tree.
+
+    A command is within its time limit ``T`` while its CPU time **or** its wall time is at most
+    ``T`` (see :class:`RunLimits`), so it is stopped:
+
+    * as soon as both passed ``T`` (checked every 50 ms once the wall time passed ``T``), which
+      cannot change a verdict; the CPU time is the whole run's: every process of its cgroup
+      (``cpu_seconds``), else the main process and its reaped children;
+    * at the wall cap (``wall_limit``), stretched by the time the program's main process waited
+      for a CPU, **less the CPU time the run's other processes used** (they are the run's own
+      load, not the host's), up to ``10 * wall_limit``. A single-process program starved by a
+      loaded host keeps its honest verdict (BUG-031); a fork bomb or a pool of busy workers gets
+      no stretch, so it is answered at the wall cap.
+    """
+
+    def __init__(self, limits: "RunLimits", cpu_seconds: Optional[Callable[[], float]] = None) -> None:
+        """Made before the command starts (the cgroup's CPU time is read then); set :attr:`pid`
+        and :attr:`start` (``time.monotonic()``) once it runs."""
+        self.pid, self.limits, self.start = 0, limits, 0.0
+        self._cgroup = cpu_seconds
+        self._cpu0 = cpu_seconds() if cpu_seconds else 0.0
+
+    def tree_cpu(self) -> float:
+        """CPU seconds used so far by the command's processes."""
+        if self._cgroup:
+            return self._cgroup() - self._cpu0
+        return process_cpu(self.pid, reaped_children=True)
+
+    def next_check(self, now: float) -> Optional[float]:
+        """``None`` when the command must be stopped now, else the time of the next check."""
+        limits, elapsed = self.limits, now - self.start
+        if elapsed < limits.time_limit:
+            return self.start + limits.time_limit
+        used = self.tree_cpu()
+        if used > limits.time_limit:
+            return None
+        if elapsed < limits.wall_limit:
+            return min(now + _POLL_S, self.start + limits.wall_limit)
+        starved = max(0.0, runqueue_wait(self.pid) - max(0.0, used - process_cpu(self.pid)))
+        cap = self.start + min(limits.wall_limit + starved, limits.wall_limit * _STARVED_CAP)
+        return min(now + _POLL_S, cap) if cap > now + 0.005 else None
 
 
 @dataclass
@@ -83,6 +140,7 @@ class ProcessResult:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     memory_exceeded: bool = False
+    disk_exceeded: bool = False
     spawn_error: Optional[str] = None
 
 
@@ -171,6 +229,17 @@ def kill_until_gone(find: Callable[[], Iterable[int]], deadline_s: float = 5.0) 
         time.sleep(0.001)
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (a zombie counts; one owned by another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -179,10 +248,12 @@ def _kill_group(pgid: int) -> None:
 
 
 def child_preexec(limits: RunLimits, preexec: Optional[Callable[[], None]] = None,
-                  user: Optional[int] = None, group: Optional[int] = None) -> Callable[[], None]:
+                  user: Optional[int] = None, group: Optional[int] = None,
+                  seal: Optional[Callable[[], None]] = None) -> Callable[[], None]:
     """The whole pre-exec of a sandboxed child (also used for notebook kernels, :mod:`sandbox.jupyter`):
-    ``preexec`` (cgroup join, namespaces; needs root), then ``limits`` as rlimits, then the switch
-    to ``user``/``group`` (no supplementary groups) last.
+    ``preexec`` (cgroup join, namespaces, filesystem view; needs root), then ``limits`` as rlimits,
+    then the switch to ``user``/``group`` (no supplementary groups), then ``seal`` (no-new-privs,
+    seccomp) last.
 
     ``preexec`` runs before the rlimits because it opens files (``cgroup.procs``, a socket for the
     loopback) while the child still holds every descriptor of the server (``close_fds`` happens
@@ -199,6 +270,8 @@ def child_preexec(limits: RunLimits, preexec: Optional[Callable[[], None]] = Non
             os.setgroups([])
             os.setresgid(gid, gid, gid)
             os.setresuid(user, user, user)
+        if seal is not None:
+            seal()
 
     return child_setup
 
@@ -215,6 +288,10 @@ def run_process(
     group: Optional[int] = None,
     kill_all: Optional[Callable[[], None]] = None,
     memory_exceeded: Optional[Callable[[], bool]] = None,
+    seal: Optional[Callable[[], None]] = None,
+    disk_exceeded: Optional[Callable[[], bool]] = None,
+    cpu_seconds: Optional[Callable[[], float]] = None,
+    spawning: Callable[[], ContextManager[None]] = contextlib.nullcontext,
 ) -> ProcessResult:
     """Run ``argv`` to completion or timeout and return its outcome.
 
@@ -230,18 +307,26 @@ def run_process(
             dropped). A refused switch is a ``spawn_error``, never a run as root.
         kill_all: kills every process of the run's isolation unit (cgroup or uid), called after exit.
         memory_exceeded: tells, after the run, whether the memory limit was hit.
+        seal: last child step, after the user switch (no-new-privs, seccomp).
+        disk_exceeded: tells, after the run, whether the disk quota is full.
+        cpu_seconds: CPU seconds used so far by the whole run (cgroup); the command's CPU time is
+            its growth during the command (else the rusage of the reaped process tree).
+        spawning: context manager the child is started inside (a fresh PID namespace, see
+            :mod:`sandbox.pidns`).
 
     Returns:
         a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set.
     """
-    child_setup = child_preexec(limits, preexec, user, group)
-    start = time.monotonic()
+    child_setup = child_preexec(limits, preexec, user, group, seal)
+    clock = Clock(limits, cpu_seconds)
+    clock.start = start = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
-            preexec_fn=child_setup,
-        )
+        with spawning():
+            proc = subprocess.Popen(
+                list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+                preexec_fn=child_setup,
+            )
     except (OSError, subprocess.SubprocessError) as exc:
         return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
 
@@ -259,7 +344,8 @@ def run_process(
     else:
         proc.stdin.close()
 
-    deadline = start + limits.wall_limit
+    clock.pid = proc.pid
+    deadline = start + limits.time_limit
     timed_out = exited = False
     drain_deadline = None
     open_pipes = 2
@@ -269,10 +355,9 @@ def run_process(
             limit = drain_deadline if exited else deadline
             if now >= limit:
                 if not exited:
-                    stretched = min(start + limits.wall_limit + runqueue_wait(proc.pid),
-                                    start + limits.wall_limit * _STARVED_CAP)
-                    if stretched > now + 0.005:
-                        deadline = stretched
+                    check = clock.next_check(now)
+                    if check is not None:
+                        deadline = check
                         continue
                     timed_out = True
                     _kill_group(proc.pid)
@@ -325,7 +410,7 @@ def run_process(
         if kill_all:
             kill_all()
 
-    cpu = rusage.ru_utime + rusage.ru_stime
+    cpu = max(rusage.ru_utime + rusage.ru_stime, clock.tree_cpu() if cpu_seconds else 0.0)
     rc = proc.returncode
     if rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu >= limits.time_limit:
         timed_out = True
@@ -341,4 +426,5 @@ def run_process(
         stdout_truncated=out.truncated,
         stderr_truncated=err.truncated,
         memory_exceeded=bool(memory_exceeded and memory_exceeded()),
+        disk_exceeded=bool(disk_exceeded and disk_exceeded()),
     )

@@ -97,7 +97,7 @@ class KernelSession:
         ex = self.executor
         try:
             self.iso = self._stack.enter_context(ex.isolation.for_run(ex.root, self.memory_MB))
-            self.workdir = self._stack.enter_context(ex.workdir({}, self.iso.user))
+            self.workdir = self._stack.enter_context(ex.workdir({}, self.iso))
             self._start_kernel()
         except SessionStartError:
             self._cleanup()

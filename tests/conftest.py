@@ -68,7 +68,8 @@ class LiveServer:
 
 
 def start_live_server(*cli_args: str, env: Optional[dict[str, str]] = None,
-                      startup_timeout: float = 60.0, port: Optional[int] = None) -> LiveServer:
+                      startup_timeout: float = 60.0, port: Optional[int] = None,
+                      python: str = sys.executable) -> LiveServer:
     """Start ``judgebox serve --host 127.0.0.1 --port <free> *cli_args`` and wait for ``/v1/ping``.
 
     Args:
@@ -76,6 +77,7 @@ def start_live_server(*cli_args: str, env: Optional[dict[str, str]] = None,
         env: variables added to this process's environment (e.g. ``JUDGEBOX_OUTPUT_LIMIT_BYTES``).
         startup_timeout: seconds to wait for ``GET /v1/ping`` to answer ``"pong"``.
         port: listen on this port instead of a free one (e.g. to bring back a known endpoint).
+        python: the interpreter that runs ``judgebox.cli`` (e.g. one in a venv made by the test).
 
     Raises:
         RuntimeError: the server exited or did not answer in time (its log is in the message).
@@ -84,7 +86,7 @@ def start_live_server(*cli_args: str, env: Optional[dict[str, str]] = None,
     for _attempt in range(3):
         port = fixed or free_port()
         fd, log_path = tempfile.mkstemp(prefix="judgebox-serve-", suffix=".log")
-        argv = [sys.executable, "-m", "judgebox.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+        argv = [python, "-m", "judgebox.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
                 *cli_args]
         proc = subprocess.Popen(argv, stdout=fd, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env={**os.environ, **(env or {})}, start_new_session=True)

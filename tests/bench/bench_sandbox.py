@@ -4,7 +4,9 @@ Rows, for each concurrency (default 1, 8, 64):
 
 * ``floor``: spawning a bare ``python -c "print(1)"`` (``subprocess.run``, no sandbox) from that many
   threads: the cost no sandbox can avoid on this machine;
-* ``embedded``: ``LocalSandbox.run_code`` from that many threads;
+* ``embedded``: ``LocalSandbox.run_code`` from that many threads, with the default full isolation;
+* ``minimal``: the same with ``isolation="minimal"`` (no filesystem view, PID namespace or disk
+  quota): ``embedded - minimal`` is what the per-run view costs (printed as ``view cost``);
 * ``http``: ``POST /run_code`` to a live ``judgebox serve`` on loopback from that many concurrent
   ``httpx.AsyncClient`` requests.
 
@@ -103,6 +105,7 @@ def main() -> None:
     settings = SandboxSettings()
     python = settings.python
     sandbox = LocalSandbox(settings)
+    bare = LocalSandbox(settings, isolation="minimal")
 
     def floor() -> None:
         out = subprocess.run([python, "-c", "print(1)"], capture_output=True, stdin=subprocess.DEVNULL)
@@ -112,16 +115,21 @@ def main() -> None:
         r = sandbox.run_code(BODY)
         assert r.status == "Success" and r.run_result.stdout == "1\n", r
 
+    def minimal() -> None:
+        r = bare.run_code(BODY)
+        assert r.status == "Success" and r.run_result.stdout == "1\n", r
+
     server = start_live_server()
     rows = []
     try:
-        for call in (floor, embedded):  # warm caches (page cache, imports, uid pool)
+        for call in (floor, embedded, minimal):  # warm caches (page cache, imports, uid pool)
             call()
         over_http(server.url, 4, 2)
         per_round = max(1, args.requests // args.rounds)
         for c in args.concurrency:
             modes = {"floor": lambda n, c=c: threaded(floor, n, c),
                      "embedded": lambda n, c=c: threaded(embedded, n, c),
+                     "minimal": lambda n, c=c: threaded(minimal, n, c),
                      "http": lambda n, c=c: over_http(server.url, n, c)}
             walls = {name: 0.0 for name in modes}
             cpus = {name: 0.0 for name in modes}
@@ -152,6 +160,11 @@ def main() -> None:
         cpu_over = "" if name == "floor" else f"{(cpu - floors[c][1]) * 1000:+.1f}"
         print(f"{c:>5} {name:<9} {rps:>8.1f} {p50 * 1000:>8.1f} {p99 * 1000:>8.1f} {over:>15}"
               f" {cpu * 1000:>11.1f} {cpu_over:>15}")
+    by = {(c, name): (p50, cpu) for c, name, _, p50, _, cpu in rows}
+    for c in args.concurrency:
+        (full_p50, full_cpu), (min_p50, min_cpu) = by[c, "embedded"], by[c, "minimal"]
+        print(f"view cost at concurrency {c}: {(full_p50 - min_p50) * 1000:+.1f} ms p50, "
+              f"{(full_cpu - min_cpu) * 1000:+.1f} CPU ms per request (embedded full - minimal)")
 
 
 if __name__ == "__main__":
