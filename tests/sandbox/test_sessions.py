@@ -154,9 +154,11 @@ def test_code_over_the_size_limit_is_422(open_session):
 
 def test_session_cells_get_the_isolation_of_run_code(open_session, embedded):
     """A session's kernel runs under the same child set-up as run_code: the same uid, its own
-    network namespace with loopback only, a run cgroup, the scrubbed environment keys."""
+    network namespace with loopback only, a run cgroup, the scrubbed environment keys, a PID
+    namespace of its own and a filesystem view without the host's /home and /srv."""
     probe = ("import os, socket\n"
-             "print(os.getuid(), os.readlink('/proc/self/ns/net') != SERVER_NS, sorted(socket.if_nameindex()))\n"
+             "print(os.getuid() >= 61000, os.getpid() < 10, os.path.exists('/home') or os.path.exists('/srv'),\n"
+             "      os.readlink('/proc/self/ns/net') != SERVER_NS, sorted(socket.if_nameindex()))\n"
              "print(any('judgebox/run-' in l for l in open('/proc/self/cgroup')))\n"
              "print(sorted(k for k in os.environ if k.startswith('JUDGEBOX') or k in ('PATH', 'HOME')))")
     probe = probe.replace("SERVER_NS", repr(os.readlink("/proc/self/ns/net")))
@@ -164,7 +166,7 @@ def test_session_cells_get_the_isolation_of_run_code(open_session, embedded):
     run_out = embedded.run_code({"code": probe, "language": "python"}).run_result.stdout
     assert session_out == run_out
     ids, cgroup, _ = session_out.splitlines()
-    assert ids.endswith(" True [(1, 'lo')]") and cgroup == "True"
+    assert ids == "True True False True [(1, 'lo')]" and cgroup == "True"
 
 
 async def test_async_face_runs_sessions_concurrently(open_session):
