@@ -1,0 +1,1 @@
+"""Tests of the agent face: tools, parsers, the loop."""
