@@ -11,7 +11,7 @@ from sandbox import SandboxClient
 from sandbox.client import ClientSettings
 
 from .mbpp import ground_truth, mbpp_problems
-from .tiny import tiny_qwen3
+from tests.agent.tiny import tiny_qwen3
 
 trl = pytest.importorskip("trl")
 datasets = pytest.importorskip("datasets")

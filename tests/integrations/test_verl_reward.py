@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from .mbpp import MBPP, fenced, ground_truth, mbpp_problems
-from .tiny import tiny_qwen3
+from tests.agent.tiny import tiny_qwen3
 from .verl_config import REPO, ppo_config
 
 verl = pytest.importorskip("verl")
