@@ -124,8 +124,8 @@ def test_grpo_with_judgebox_rollout_and_in_memory_weight_sync(tmp_path, engine_l
         globals_reward = trajectory_reward
         reward.__name__ = "trajectory_reward"
         args = trl.GRPOConfig(
-            output_dir=str(tmp_path), use_cpu=True, use_vllm=False, max_steps=2, per_device_train_batch_size=2,
-            num_generations=2, max_completion_length=1024, logging_steps=1, report_to="none",
+            output_dir=str(tmp_path), use_cpu=True, use_vllm=False, max_steps=2, per_device_train_batch_size=4,
+            num_generations=4, max_completion_length=1024, logging_steps=1, report_to="none",
             shuffle_dataset=False, learning_rate=1e-2, save_strategy="no", model_init_kwargs={"dtype": "float32"},
             seed=0)
         trainer = trl.GRPOTrainer(model=model_dir, reward_funcs=[reward], args=args, rollout_func=recording,
@@ -142,12 +142,14 @@ def test_grpo_with_judgebox_rollout_and_in_memory_weight_sync(tmp_path, engine_l
         for out in outputs:  # env_mask: 1 = policy token, 0 = tool observation, aligned with the ids
             assert [len(m) for m in out["env_mask"]] == [len(c) for c in out["completion_ids"]]
             assert [len(lp) for lp in out["logprobs"]] == [len(c) for c in out["completion_ids"]]
-        tool_turns = [m for out in outputs for m in out["env_mask"] if 0 in m]
-        assert all(m[0] == 1 and m[-1] == 1 for m in tool_turns)  # observations sit between policy turns
+        assert all(m[0] == 1 for out in outputs for m in out["env_mask"])  # a trajectory opens with a policy turn
+        for out in outputs:  # a trajectory that ran a tool holds its observation tokens, masked 0
+            for m, turns in zip(out["env_mask"], out["num_turns"]):
+                assert (0 in m) == (turns > 2)
         assert [s["step"] for s in rollout.syncs] == [1]  # after step 1, before step 2's rollout
         logs = [h for h in trainer.state.log_history if "rewards/trajectory_reward/mean" in h]
         assert [h["rewards/trajectory_reward/mean"] for h in logs] == pytest.approx(
-            [sum(b["rewards"]) / 2 for b in seen])
+            [sum(b["rewards"]) / 4 for b in seen])
 
         record = rollout.sync(trainer)  # the weights after step 2
         print(f"weight sync: {record}")
@@ -157,6 +159,11 @@ def test_grpo_with_judgebox_rollout_and_in_memory_weight_sync(tmp_path, engine_l
         moved = max(abs(a - b) for a, b in zip(before, after))
         gap = max(abs(a - b) for a, b in zip(mine, after))
         print(f"fixed sequence of {len(fixed)} tokens: engine moved {moved:.4f}, trainer-engine gap {gap:.4f}")
-        assert gap < 0.05 and gap < moved / 5  # bf16 engine vs fp32 trainer, far below the training change
+        # Groups of 4 over 2 steps almost always mix right and wrong answers (seeded: they did in every
+        # run so far), so the policy moves; the engine must then follow it: bf16 engine vs fp32 trainer
+        # agree far more closely than the training step changed them.
+        assert any(0.0 < sum(b["rewards"]) < 4.0 for b in seen), "no group had mixed rewards: nothing to learn"
+        assert moved > 0.05
+        assert gap < 0.05 and gap < moved / 5
     finally:
         backend.shutdown()
