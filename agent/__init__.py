@@ -1,8 +1,12 @@
 """judgebox agent: the vLLM-driven tool agent loop. Depends on ``reward`` and ``sandbox``.
 
-Public names are imported on first use (PEP 562), so ``import agent`` pulls in neither torch nor
-vllm: ``agent.parsers`` (tool-call parsers), ``agent.AgentLoopOutput`` and ``agent.collate``
-(:mod:`agent.output`).
+Public names (imported lazily, so ``import agent`` stays light):
+
+- :class:`ToolAgentLoop` (``agent.loop``): one trajectory per ``await loop.run(messages)``;
+- :class:`AgentLoopConfig` (``agent.config``): its limits and policies;
+- :class:`AgentLoopOutput`, :func:`collate` (``agent.output``): the record and padded tensors;
+- backends in :mod:`agent.backends`, tools in :mod:`agent.tools`, parsers in :mod:`agent.parsers`,
+  scorers in :mod:`agent.scoring`.
 """
 
 from __future__ import annotations
@@ -10,21 +14,21 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-#: public name -> the module that defines it (a module name maps to itself)
-_LAZY = {
-    "parsers": "agent.parsers",
+_EXPORTS = {
+    "ToolAgentLoop": "agent.loop",
+    "AgentState": "agent.loop",
+    "AgentLoopConfig": "agent.config",
     "AgentLoopOutput": "agent.output",
     "collate": "agent.output",
 }
 
-__all__ = sorted(_LAZY)
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
+    module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'agent' has no attribute {name!r}")
-    loaded = importlib.import_module(module)
-    value = loaded if module == f"agent.{name}" else getattr(loaded, name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -92,6 +92,8 @@ async def until_terminated(coro):
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from reward.openrlhf import create_router
+    from sandbox import LocalSandbox, SandboxClient
     from sandbox.config import SandboxSettings
     from sandbox.server import create_app
 
@@ -101,7 +103,11 @@ def _serve(args: argparse.Namespace) -> int:
         "isolation": args.isolation,
     }.items() if v is not None}
     settings = SandboxSettings(**overrides)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
+    app = create_app(settings)
+    # OpenRLHF's remote reward (POST /get_reward) judges in this process, with the server's settings.
+    app.include_router(create_router(SandboxClient("", local=LocalSandbox(settings)),
+                                     concurrency=settings.max_concurrency))
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 
@@ -213,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = Parser(prog="judgebox", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the SandboxFusion-compatible HTTP server")
+    serve = sub.add_parser("serve", help="run the SandboxFusion-compatible HTTP server (+ OpenRLHF's /get_reward)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8080)
     serve.add_argument("--python", help="interpreter for python programs (default: this one)")

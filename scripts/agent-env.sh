@@ -26,6 +26,8 @@ if [ ! -f "$venv/.complete" ]; then
   $pip install -q "transformers==$tf" accelerate codetiming datasets dill hydra-core pandas peft \
       pyarrow pybind11 pylatexenc ray orjson torchdata "tensordict>=0.8,<=0.10.0" >&2
   "$venv/bin/python" -c "import vllm, trl, verl.protocol, verl.experimental.agent_loop, verl.tools.tool_registry" >&2
+  # OpenRLHF only for its remote-reward client (tests/integrations/test_openrlhf.py); its deps need CUDA.
+  $pip install -q --no-deps openrlhf==0.11.2 >&2
   touch "$venv/.complete"
 fi
 "$venv/bin/python" -m pip install -q -e ".[test,agent,data]" >&2

@@ -53,9 +53,14 @@ class Manifest(BaseModel):
 
 
 def manifests_dir() -> Path:
-    """Where manifests are read from (``$JUDGEBOX_DATASETS_DIR`` or the repository's ``datasets/``)."""
+    """Where manifests are read from: ``$JUDGEBOX_DATASETS_DIR``, else the package data of a wheel
+    install (``judgebox/datasets``), else the repository's ``datasets/``."""
     env = os.environ.get("JUDGEBOX_DATASETS_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "datasets"
+    if env:
+        return Path(env)
+    root = Path(__file__).resolve().parents[2]
+    installed = root / "judgebox" / "datasets"
+    return installed if installed.is_dir() else root / "datasets"
 
 
 def data_dirs() -> list[Path]:

