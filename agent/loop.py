@@ -151,7 +151,8 @@ class ToolAgentLoop:
 
     async def run(self, messages: list[dict], *, ground_truth: Any = None, info: Optional[dict] = None,
                   request_id: Optional[str] = None, sampling_params: Optional[dict] = None,
-                  tools_kwargs: Optional[Mapping[str, dict]] = None, **sample_kwargs: Any) -> AgentLoopOutput:
+                  tools_kwargs: Optional[Mapping[str, dict]] = None, score_fn: Optional[ScoreFn] = None,
+                  **sample_kwargs: Any) -> AgentLoopOutput:
         """Run one trajectory to its end and score it.
 
         Args:
@@ -162,6 +163,7 @@ class ToolAgentLoop:
             sampling_params: backend sampling parameters; ``sample_kwargs`` are merged into them
                 (``temperature=1.0, seed=3, logprobs=0``, ``structured_outputs={...}``).
             tools_kwargs: ``{tool name: create kwargs}`` (verl's ``tools_kwargs[name]["create_kwargs"]``).
+            score_fn: this trajectory's scorer (default: the loop's).
 
         Returns:
             the :class:`agent.output.AgentLoopOutput`; ``extra_fields["stop_reason"]`` says how it
@@ -185,7 +187,8 @@ class ToolAgentLoop:
             while state is not AgentState.TERMINATED:
                 state = await self.handlers[state](traj, tt, params)
             rewards = await tt.calc_rewards() if self.tools else {}
-        return await self._finish(traj, ground_truth, info or {}, rewards, time.perf_counter() - start)
+        return await self._finish(traj, score_fn or self.score_fn, ground_truth, info or {}, rewards,
+                                  time.perf_counter() - start)
 
     # ------------------------------------------------------------------------------ handlers
 
@@ -336,12 +339,12 @@ class ToolAgentLoop:
         traj.stop_reason = reason
         return AgentState.TERMINATED
 
-    async def _finish(self, traj: Trajectory, ground_truth: Any, info: dict, tool_rewards: dict,
-                      wall: float) -> AgentLoopOutput:
+    async def _finish(self, traj: Trajectory, score_fn: ScoreFn, ground_truth: Any, info: dict,
+                      tool_rewards: dict, wall: float) -> AgentLoopOutput:
         started = time.perf_counter()
         final_text = self.parser.parse(traj.last_text).content if traj.last_turn is not None else ""
         reward, reward_info = await score_trajectory(
-            self.score_fn, self.config, stop_reason=traj.stop_reason, failure=traj.failure,
+            score_fn, self.config, stop_reason=traj.stop_reason, failure=traj.failure,
             final_text=final_text, ground_truth=ground_truth, info=info, step_rewards=traj.step_rewards)
         traj.timing["score_s"] = time.perf_counter() - started
         metrics = {**traj.timing, "wall_s": wall + traj.timing["score_s"], "num_requests": len(traj.requests)}
