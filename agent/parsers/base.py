@@ -68,6 +68,8 @@ class Segment:
     calls: list[ParsedToolCall] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     metrics: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PARSER_METRICS, 0))
+    #: ``(start, end, json_bounded)`` of each call found, as indices into the scanned text
+    spans: list[tuple[int, int, bool]] = field(default_factory=list)
 
     def fail(self, reason: str, hint: str = "") -> None:
         """Record a malformed call as the observation text the model will read."""
@@ -130,22 +132,31 @@ def call_from_object(obj: Any, raw: str, seg: Segment, hint: str) -> None:
     seg.calls.append(ParsedToolCall(name=name.strip(), arguments=args, raw=raw))
 
 
-def split_reasoning(text: str) -> tuple[str | None, str]:
+def split_reasoning(text: str, spans: Sequence[tuple[int, int, bool]] = ()) -> tuple[str | None, str]:
     """``(reasoning, rest)``: everything before the first ``</think>`` is reasoning.
 
     This holds when the opening ``<think>`` was prefilled by the chat template and is not in the
     generated text. An unclosed ``<think>`` makes the rest of the turn reasoning (the model never
     finished thinking, so nothing in it is a real call). No tags: ``(None, text)``.
+
+    ``spans`` are the ``(start, end, json_bounded)`` of the calls a scan of the whole turn found:
+    a ``<think>`` after the start of a call is not a reasoning opener (reasoning comes first), and
+    a ``</think>`` inside a call's JSON value is text in a JSON string (``<`` is not valid JSON
+    elsewhere), e.g. code that prints the tag. XML values have no such boundary: their tags count.
     """
-    close = text.find(THINK_CLOSE)
+    first_call = min((start for start, _, _ in spans), default=len(text))
+    opened = text.find(THINK_OPEN)
+    opened = opened if 0 <= opened < first_call else -1
+    close = text.find(THINK_CLOSE, max(opened, 0))
+    while close >= 0 and any(exact and start < close < end for start, end, exact in spans):
+        close = text.find(THINK_CLOSE, close + 1)
     if close >= 0:
-        head = text[:close]
-        open_ = head.find(THINK_OPEN)
-        before, reasoning = (head[:open_], head[open_ + len(THINK_OPEN):]) if open_ >= 0 else ("", head)
-        return reasoning.strip(), before + text[close + len(THINK_CLOSE):]
-    open_ = text.find(THINK_OPEN)
-    if open_ >= 0:
-        return text[open_ + len(THINK_OPEN):].strip(), text[:open_]
+        head, tail = text[:close], text[close + len(THINK_CLOSE):]
+        if opened >= 0:
+            return head[opened + len(THINK_OPEN):].strip(), head[:opened] + tail
+        return head.strip(), tail
+    if opened >= 0:
+        return text[opened + len(THINK_OPEN):].strip(), text[:opened]
     return None, text
 
 
@@ -175,7 +186,9 @@ class ToolCallParser:
       values are untyped text (``qwen3_coder``) convert values by these JSON Schema types.
 
     A subclass sets ``end_markers`` (end-of-turn texts removed from the end of a turn), ``hint``
-    (the call format, shown to the model in parse errors) and implements :meth:`scan`.
+    (the call format, shown to the model in parse errors) and implements :meth:`scan`; the
+    helpers :func:`decode_json`, :func:`call_from_object` and :func:`skip_space` do the JSON part.
+    A format with its own reasoning markup (Harmony's channels) overrides ``_parse`` instead.
     """
 
     name: str = ""
@@ -210,7 +223,8 @@ class ToolCallParser:
         return text
 
     def _parse(self, text: str) -> ParsedTurn:
-        reasoning, rest = split_reasoning(text)
+        spans = self.scan(text).spans if THINK_OPEN in text or THINK_CLOSE in text else ()
+        reasoning, rest = split_reasoning(text, spans)
         main = self.scan(rest)
         turn = ParsedTurn(content=main.content.strip(), reasoning=reasoning, errors=main.errors, metrics=main.metrics)
         if reasoning is None:

@@ -78,9 +78,6 @@ class GptOssParser(ToolCallParser):
         """Read the JSON body of a message to ``recipient`` at ``pos``; return where the message ends."""
         name = recipient.removeprefix("functions.")
         start = skip_space(text, pos)
-        if start >= len(text) or text.startswith((*STOPS, START, CHANNEL), start):
-            call_from_object({"name": name, "arguments": {}}, "", seg, self.hint)
-            return start
         value = decode_json(text, start)
         if isinstance(value, str):
             seg.fail(f"arguments of {name!r}: {value}", self.hint)

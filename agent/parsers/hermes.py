@@ -32,6 +32,7 @@ def scan_tagged_json(text: str, open_tag: str, close_tag: str, hint: str) -> Seg
                 break
             obj, end = value
             call_from_object(obj, text[pos:end], seg, hint)
+            seg.spans.append((pos, end, True))
             found += 1
             pos = skip_space(text, end)
         closed = text.startswith(close_tag, pos)

@@ -47,6 +47,7 @@ class Llama3JsonParser(ToolCallParser):
                 seg.content = text  # an answer that happens to be JSON
                 return seg
             call_from_object(obj, text[pos:end], seg, self.hint)
+            seg.spans.append((pos, end, True))
             first = False
             pos = skip_space(text, end)
             if text.startswith(";", pos):

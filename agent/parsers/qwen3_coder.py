@@ -92,6 +92,7 @@ class Qwen3CoderParser(ToolCallParser):
             if text.startswith(END_FUNC, pos) or text.startswith(END_CALL, pos):
                 pos += len(END_FUNC) if text.startswith(END_FUNC, pos) else 0
                 seg.calls.append(ParsedToolCall(name=name, arguments=arguments, raw=text[start:pos]))
+                seg.spans.append((start, pos, False))
                 return pos
             param = _header(text, pos, PARAM) if text.startswith(PARAM, pos) else None
             end = _param_end(text, param[1]) if param else -1

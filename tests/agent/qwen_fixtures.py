@@ -41,4 +41,4 @@ def tiny_qwen3(seed: int = 0):
         num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=512,
         tie_word_embeddings=True, attn_implementation="eager",
     )
-    return transformers.AutoModelForCausalLM.from_config(config, torch_dtype=torch.float32).eval()
+    return transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32).eval()

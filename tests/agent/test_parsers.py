@@ -4,11 +4,12 @@ prefix of real turns."""
 
 from __future__ import annotations
 
+import random
+
 import jsonschema
 import pytest
 
-from agent.parsers import ParsedTurn, ToolCallParser, get_parser, parser_names, register_parser
-from agent.parsers.base import Segment
+from agent.parsers import ParsedTurn, Segment, ToolCallParser, get_parser, parser_names, register_parser
 from tests.agent.qwen_fixtures import CODE_INTERPRETER_TOOL, qwen_tokenizer
 
 
@@ -81,6 +82,18 @@ def test_allow_keeps_two_identical_real_calls():
     turn = get_parser("hermes", calls_in_reasoning="allow").parse(
         f"<think>ok</think>{hermes_call('x += 1')}{hermes_call('x += 1')}")
     assert args(turn) == [{"code": "x += 1"}, {"code": "x += 1"}]
+
+
+@pytest.mark.parametrize("code", ["print('</think>')", "print('<think>')", "s = '<think>' + x + '</think>'"])
+def test_think_tags_inside_a_call_are_code_not_reasoning(code):
+    # the kind of BUG-102 for reasoning tags: a tag inside a JSON string does not open or end reasoning
+    for text in (hermes_call(code) + "<|im_end|>", f"<think>ok</think>\n{hermes_call(code)}<|im_end|>"):
+        turn = get_parser("hermes").parse(text)
+        assert args(turn) == [{"code": code}], text
+        assert turn.metrics["calls_in_reasoning_ignored"] == 0
+    xml = coder_call(f"<parameter=code>\n{code}\n</parameter>")
+    if "</think>" not in code:  # XML values have no boundary a closing tag could be checked against
+        assert args(get_parser("qwen3_coder").parse(xml)) == [{"code": code}]
 
 
 # --- BUG-102: a literal </tool_call> inside a JSON string -------------------------------------
@@ -304,7 +317,26 @@ def test_every_prefix_parses_without_internal_error(fmt):
     for cut in range(len(text) + 1):
         turn = parser.parse(text[:cut])
         assert not any("internal parser error" in e for e in turn.errors), (cut, turn.errors)
-        assert len(turn.calls) <= len(full.calls) + 1
+        # a cut turn never yields a call the whole turn does not have (no half-read arguments)
+        got = [(c.name, c.arguments) for c in turn.calls]
+        assert got == [(c.name, c.arguments) for c in full.calls][:len(got)], (cut, got)
+
+
+@pytest.mark.parametrize("fmt", sorted(PREFIX_TURNS))
+def test_mangled_turns_parse_without_internal_error(fmt):
+    # seeded random edits with the characters and tags that steer the scanners
+    rng = random.Random(fmt)
+    pieces = ['"', "{", "}", "[", "\\", "<", ">", ";", "\n", "<tool_call>", "</tool_call>", "<think>", "</think>",
+              "<parameter=code>", "</parameter>", "</function>", "<|message|>", "<|call|>", "<|channel|>", " to=functions.f"]
+    parser = get_parser(fmt, tools=[CODE_INTERPRETER_TOOL])
+    for _ in range(400):
+        text = PREFIX_TURNS[fmt]
+        for _ in range(rng.randint(1, 4)):
+            i, j = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+            text = text[:i] + rng.choice(pieces) + text[j if rng.random() < 0.3 else i:]
+        turn = parser.parse(text)
+        assert not any("internal parser error" in e for e in turn.errors), (text, turn.errors)
+        assert all(isinstance(c.arguments, dict) and c.name for c in turn.calls)
 
 
 def test_registry_extends_and_rejects_unknown_names():
