@@ -13,6 +13,8 @@ from .errors import (
     SandboxRequestError,
     SandboxServerError,
     SandboxUnavailable,
+    SessionNotFound,
+    SessionsUnsupported,
 )
 from .local import LocalSandbox
 from .models import (
@@ -25,10 +27,14 @@ from .models import (
     RunStatus,
     RunTestsRequest,
     RunTestsResponse,
+    SessionInfo,
+    SessionRunResult,
 )
+from .sessions_client import Session
 
 __all__ = [
     "SandboxClient", "SandboxError", "SandboxInfraError", "SandboxRequestError", "LocalSandbox", "SandboxSettings", "CommandRunResult", "CommandRunStatus", "RunCodeRequest",
     "RunCodeResponse", "RunJupyterRequest", "RunJupyterResponse", "RunStatus", "RunTestsRequest",
     "RunTestsResponse", "ClientSettings", "SandboxUnavailable", "SandboxOverloaded", "SandboxServerError",
+    "Session", "SessionInfo", "SessionRunResult", "SessionNotFound", "SessionsUnsupported",
 ]

@@ -12,7 +12,9 @@ speaks SandboxFusion's HTTP API (``POST /run_code``, ``/run_jupyter``, judgebox'
 - an endpoint without ``/run_tests`` (a plain SandboxFusion: 404/405) is remembered and served by one
   ``/run_code`` per case, giving the same :class:`~sandbox.models.RunTestsResponse`;
 - at most ``max_concurrency`` requests are in flight per client (one semaphore, a connection pool of
-  the same size), balanced over the endpoints by :class:`~sandbox.endpoints.EndpointPool`.
+  the same size), balanced over the endpoints by :class:`~sandbox.endpoints.EndpointPool`;
+- sessions (:meth:`SandboxClient.create_session`): created on a balanced endpoint, then every call
+  of that session goes to that endpoint only (see :mod:`sandbox.transport`).
 
 Sync and async faces share one implementation (:mod:`sandbox.transport`) running on the client's own
 event loop thread, so one client may be used from many threads and event loops at once.
@@ -33,6 +35,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from .errors import SandboxRequestError
 from .local import LocalSandbox
 from .models import (
+    SessionList,
+    SessionRunRequest,
+    SessionRunResult,
     RunCodeRequest,
     RunCodeResponse,
     RunJupyterRequest,
@@ -40,7 +45,8 @@ from .models import (
     RunTestsRequest,
     RunTestsResponse,
 )
-from .transport import HTTPSandbox, field_errors
+from .sessions_client import Session, create_session_request
+from .transport import SESSION_START_S, HTTPSandbox, field_errors
 
 __all__ = ["ClientSettings", "SandboxClient"]
 
@@ -228,20 +234,11 @@ class SandboxClient:
         await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     # one implementation, two faces -------------------------------------------------------------
-    def _submit(self, method: str, request: BaseModel) -> "concurrent.futures.Future[Any]":
-        thread, http = self._running()
-        return thread.submit(getattr(http, method)(request))
-
     async def _remote(self, method: str, request: BaseModel) -> Any:
-        return await asyncio.wrap_future(self._submit(method, request))
+        return await self._async_coro(lambda http: getattr(http, method)(request))
 
     def _sync(self, method: str, request: BaseModel) -> Any:
-        future = self._submit(method, request)
-        try:
-            return future.result()
-        except BaseException:  # KeyboardInterrupt included: do not leave the request running
-            future.cancel()
-            raise
+        return self._sync_coro(lambda http: getattr(http, method)(request))
 
     def run_code(self, request: Union[RunCodeRequest, dict]) -> RunCodeResponse:
         """Run one program (``POST /run_code``). Raises ``SandboxRequestError`` / ``SandboxInfraError``."""
@@ -273,3 +270,111 @@ class SandboxClient:
         """Async :meth:`run_jupyter`."""
         req = validated(RunJupyterRequest, request)
         return await (self.local.arun_jupyter(req) if self.local else self._remote("run_jupyter", req))
+
+    # sessions ----------------------------------------------------------------------------------
+    def _session_request(self, language: str, memory_limit_MB: Optional[int], idle_timeout: float) -> Any:
+        try:
+            return create_session_request(language, memory_limit_MB, idle_timeout)
+        except ValidationError as exc:
+            raise SandboxRequestError(f"invalid session: {field_errors(exc.errors())}", 422) from exc
+
+    def create_session(self, language: str = "python", memory_limit_MB: Optional[int] = None,
+                       idle_timeout: float = 300.0) -> Session:
+        """Start a session (``POST /sessions``): one kernel that keeps its state between calls.
+
+        Args:
+            language: ``"python"``.
+            memory_limit_MB: MiB for the session's kernel (``None``: the server default).
+            idle_timeout: seconds without a call after which the server closes it.
+
+        Returns:
+            a :class:`~sandbox.sessions_client.Session` bound to the endpoint that created it.
+
+        Raises:
+            SessionsUnsupported: the endpoints have no ``/sessions`` (plain SandboxFusion).
+            SandboxRequestError: a bad argument (422). SandboxInfraError: no endpoint could start one
+            (``SandboxOverloaded`` when every server has ``max_sessions`` live).
+        """
+        req = self._session_request(language, memory_limit_MB, idle_timeout)
+        if self.local:
+            return self.local.create_session(language, memory_limit_MB, idle_timeout)
+        info, url = self._sync_coro(lambda http: http.create_session(req))
+        return Session(info, self, url)
+
+    async def acreate_session(self, language: str = "python", memory_limit_MB: Optional[int] = None,
+                              idle_timeout: float = 300.0) -> Session:
+        """Async :meth:`create_session`."""
+        req = self._session_request(language, memory_limit_MB, idle_timeout)
+        if self.local:
+            return await self.local.acreate_session(language, memory_limit_MB, idle_timeout)
+        info, url = await self._async_coro(lambda http: http.create_session(req))
+        return Session(info, self, url)
+
+    def _run_call(self, session_id: str, req: SessionRunRequest, endpoint: Optional[str]):
+        timeout = (req.timeout or 300.0) + SESSION_START_S + self.settings.timeout_margin
+        return lambda http: http.session_call(self._holder(endpoint), "POST", f"/sessions/{session_id}/run",
+                                              req.model_dump(mode="json"), SessionRunResult, timeout, session_id)
+
+    def _close_call(self, session_id: str, endpoint: Optional[str]):
+        return lambda http: http.session_call(self._holder(endpoint), "DELETE", f"/sessions/{session_id}", None,
+                                              None, 30 + self.settings.timeout_margin, session_id)
+
+    def _holder(self, endpoint: Optional[str]) -> str:
+        if endpoint is None:
+            if len(self._urls) != 1:
+                raise SandboxRequestError("endpoint: give the base URL that holds the session "
+                                          "(Session.endpoint) when the client has several", 422)
+            return self._urls[0]
+        return endpoint
+
+    def run_session(self, session_id: str, request: Union[SessionRunRequest, dict],
+                    endpoint: Optional[str] = None) -> SessionRunResult:
+        """Run one cell in a session (``POST /sessions/{id}/run`` on ``endpoint``, the URL holding it).
+        Raises ``SessionNotFound`` / ``SandboxInfraError`` / ``SandboxRequestError``."""
+        req = validated(SessionRunRequest, request)
+        if self.local:
+            return self.local.run_session(session_id, req)
+        return self._sync_coro(self._run_call(session_id, req, endpoint))
+
+    async def arun_session(self, session_id: str, request: Union[SessionRunRequest, dict],
+                           endpoint: Optional[str] = None) -> SessionRunResult:
+        """Async :meth:`run_session`."""
+        req = validated(SessionRunRequest, request)
+        if self.local:
+            return await self.local.arun_session(session_id, req)
+        return await self._async_coro(self._run_call(session_id, req, endpoint))
+
+    def close_session(self, session_id: str, endpoint: Optional[str] = None) -> None:
+        """``DELETE /sessions/{id}`` on ``endpoint``. Raises ``SessionNotFound`` when it is gone."""
+        if self.local:
+            return self.local.close_session(session_id)
+        self._sync_coro(self._close_call(session_id, endpoint))
+
+    async def aclose_session(self, session_id: str, endpoint: Optional[str] = None) -> None:
+        """Async :meth:`close_session`."""
+        if self.local:
+            return await self.local.aclose_session(session_id)
+        await self._async_coro(self._close_call(session_id, endpoint))
+
+    def list_sessions(self, endpoint: Optional[str] = None) -> SessionList:
+        """``GET /sessions`` of one endpoint (default: the only one), or the embedded sessions."""
+        if self.local:
+            return self.local.list_sessions()
+        url = self._holder(endpoint)
+        return self._sync_coro(lambda http: http.session_call(url, "GET", "/sessions", None, SessionList,
+                                                              10 + self.settings.timeout_margin, ""))
+
+    def _sync_coro(self, make: Callable[[HTTPSandbox], Coroutine[Any, Any, T]]) -> T:
+        """Run ``make(http)`` on the client's loop thread and wait; a caller interrupted meanwhile
+        (KeyboardInterrupt included) cancels it, so no request is left running."""
+        thread, http = self._running()
+        future = thread.submit(make(http))
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            raise
+
+    async def _async_coro(self, make: Callable[[HTTPSandbox], Coroutine[Any, Any, T]]) -> T:
+        thread, http = self._running()
+        return await asyncio.wrap_future(thread.submit(make(http)))

@@ -52,3 +52,13 @@ class SandboxSettings(BaseSettings):
     use_cgroups: bool = Field(True, description="use memory/pids cgroups when they can be created")
     workdir_root: Optional[str] = Field(None, description="where per-run directories are made")
     pod_name: str = Field(default_factory=socket.gethostname, description="executor_pod_name")
+    replica_id: Optional[str] = Field(
+        None, pattern=r"^[A-Za-z0-9.-]+$",
+        description="name a gateway routes session calls by (first part of session ids); default pod_name")
+    max_sessions: int = Field(64, ge=0, description="live sessions (kernels) at once; more is HTTP 504")
+    max_session_idle_timeout: float = Field(3600.0, gt=0, description="seconds, idle_timeout is clamped to this")
+    default_session_timeout: float = Field(30.0, gt=0, description="seconds per cell when a call gives none")
+    session_cpu_limit: float = Field(3600.0, gt=0, description="CPU seconds one session kernel may use in all")
+    interrupt_grace: float = Field(
+        2.0, gt=0, description="seconds a timed-out cell gets to stop after SIGINT before the kernel is killed")
+    max_code_bytes: int = Field(1 << 20, ge=1024, description="largest session cell (UTF-8 bytes); more is 422")

@@ -44,6 +44,7 @@ class Endpoint:
         healthy: ``False`` while cooling down or waiting for a successful ping.
         down_until: ``time.monotonic()`` at which the cool-down ends (seconds).
         supports_run_tests: ``False`` once ``/run_tests`` answered 404/405 (a plain SandboxFusion).
+        supports_sessions: ``False`` once ``POST /sessions`` answered 404/405 (a plain SandboxFusion).
         served: requests this endpoint answered (any HTTP answer).
     """
 
@@ -54,13 +55,14 @@ class Endpoint:
     down_until: float = 0.0
     probing: bool = False
     supports_run_tests: Optional[bool] = None
+    supports_sessions: Optional[bool] = None
     served: int = 0
 
     def snapshot(self) -> dict[str, object]:
         """A plain-dict copy for logs and tests."""
         return {"url": self.url, "healthy": self.healthy, "in_flight": self.in_flight,
                 "failures": self.failures, "served": self.served,
-                "supports_run_tests": self.supports_run_tests}
+                "supports_run_tests": self.supports_run_tests, "supports_sessions": self.supports_sessions}
 
 
 class EndpointPool:
@@ -90,17 +92,20 @@ class EndpointPool:
         self._turn = itertools.count()
         self._probes: set[asyncio.Task] = set()
 
-    def pick(self, avoid: Iterable[str] = (), need_run_tests: bool = False) -> Optional[Endpoint]:
+    def pick(self, avoid: Iterable[str] = (), need_run_tests: bool = False,
+             need_sessions: bool = False) -> Optional[Endpoint]:
         """The live endpoint with the fewest requests in flight, or ``None`` if none is live.
 
         Args:
             avoid: URLs that already failed this call; used only if no other endpoint is live.
             need_run_tests: skip endpoints known to lack ``/run_tests``.
+            need_sessions: skip endpoints known to lack ``/sessions``.
         """
         self._probe_expired()
         avoid = set(avoid)
         live = [ep for ep in self.endpoints if ep.healthy
-                and not (need_run_tests and ep.supports_run_tests is False)]
+                and not (need_run_tests and ep.supports_run_tests is False)
+                and not (need_sessions and ep.supports_sessions is False)]
         fresh = [ep for ep in live if ep.url not in avoid]
         choices = fresh or live
         if not choices:
@@ -117,6 +122,22 @@ class EndpointPool:
     def lack_run_tests(self) -> bool:
         """Whether every endpoint is known to lack ``/run_tests`` (use the ``/run_code`` fallback)."""
         return all(ep.supports_run_tests is False for ep in self.endpoints)
+
+    def lack_sessions(self) -> bool:
+        """Whether every endpoint is known to lack ``/sessions`` (plain SandboxFusion servers)."""
+        return all(ep.supports_sessions is False for ep in self.endpoints)
+
+    def get(self, url: str) -> Endpoint:
+        """The endpoint whose base URL is ``url`` (normalised by :func:`base_url`).
+
+        Raises:
+            KeyError: ``url`` is not one of this pool's endpoints.
+        """
+        url = base_url(url)
+        for ep in self.endpoints:
+            if ep.url == url:
+                return ep
+        raise KeyError(url)
 
     def answered(self, ep: Endpoint) -> None:
         """Record an HTTP answer that shows the endpoint works (2xx, 4xx, 429/503/504)."""

@@ -13,6 +13,8 @@ Hierarchy::
     │   ├── SandboxOverloaded        HTTP 429 / 503 / 504 until the attempts or the deadline ran out
     │   └── SandboxServerError       HTTP 500 / other 5xx, or a body that is not the expected JSON
     └── SandboxRequestError          HTTP 4xx other than 429, or a request that fails validation
+        ├── SessionNotFound          HTTP 404 for a session id (closed, reaped, server restarted)
+        └── SessionsUnsupported      the endpoint has no /sessions (plain SandboxFusion)
 """
 
 from __future__ import annotations
@@ -63,3 +65,23 @@ class SandboxRequestError(SandboxError, ValueError):
     def __init__(self, message: str, status_code: int = 422) -> None:
         super().__init__(message)
         self.status_code = status_code
+
+
+class SessionNotFound(SandboxRequestError):
+    """HTTP 404: the session id is unknown where it should live (closed, reaped after its
+    ``idle_timeout``, or the server restarted). Its state is lost: create a new session.
+
+    Attributes:
+        session_id: the id that was asked for.
+    """
+
+    def __init__(self, message: str, session_id: str = "") -> None:
+        super().__init__(message, 404)
+        self.session_id = session_id
+
+
+class SessionsUnsupported(SandboxRequestError):
+    """The endpoint has no ``/sessions`` (a plain SandboxFusion server answers 404/405)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, 404)

@@ -18,6 +18,8 @@ Semantics (SandboxFusion's wire format; ``cell_timeout`` honoured, unlike Sandbo
 * a kernel that dies mid-cell (``os._exit``, out of memory) gives ``ename="KernelDied"`` and
   ``Failed``; a kernel that cannot start at all is ``SandboxError`` (infrastructure, not a verdict);
 * the kernel's process group and every process of the run are killed when the request ends.
+
+:class:`Kernel` is the one kernel launcher: sandbox sessions (:mod:`sandbox.sessions`) use it too.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from .models import (
     RunStatus,
     decode_files,
 )
-from .process import child_preexec
+from .process import RunLimits, child_preexec
 
 #: Seconds a kernel may take to start and answer ``kernel_info`` (not counted in ``total_timeout``).
 KERNEL_STARTUP_TIMEOUT = 60.0
@@ -100,37 +102,90 @@ def run_jupyter(request: RunJupyterRequest, executor: Executor) -> RunJupyterRes
         return RunJupyterResponse(status=RunStatus.SandboxError, message=missing, executor_pod_name=pod)
     with executor.isolation.for_run(executor.root, executor.memory_MB(-1)) as iso, \
             executor.workdir(decode_files(request.files), iso.user) as workdir:
-        session = _Session(request, executor, iso, workdir)
+        kernel = Kernel(executor, iso, workdir, executor.limits(request.total_timeout + KERNEL_STARTUP_TIMEOUT))
         try:
-            session.start()
+            kernel.start()
         except Exception as exc:  # the kernel could not start: infrastructure, not a verdict
-            session.stop()
+            kernel.stop()
             return RunJupyterResponse(status=RunStatus.SandboxError, executor_pod_name=pod,
                                       message=f"kernel failed to start: {type(exc).__name__}: {exc}"
-                                              f"{session.kernel_log()}")
+                                              f"{kernel.log_tail()}")
+        cells: list[CellRunResult] = []
         try:
-            driver = session.run_cells()
+            driver = _run_cells(kernel, request, cells)
         finally:
-            session.stop()
+            kernel.stop()
         status = RunStatus.Success if driver.status == CommandRunStatus.Finished and driver.return_code == 0 \
             else RunStatus.Failed
-        return RunJupyterResponse(status=status, driver=driver, cells=session.cells, executor_pod_name=pod,
+        return RunJupyterResponse(status=status, driver=driver, cells=cells, executor_pod_name=pod,
                                   files=fetch(workdir, request.fetch_files))
 
 
-class _Session:
-    """One kernel for one request: start, run cells with deadlines, always stop."""
+def _run_cells(kernel: "Kernel", request: RunJupyterRequest, cells: list[CellRunResult]) -> CommandRunResult:
+    """Run every cell into ``cells``; returns the driver result (Finished rc 0, TimeLimitExceeded,
+    or the kernel's exit code when it died)."""
+    start = time.monotonic()
+    total_deadline = start + request.total_timeout
+    for index, code in enumerate(request.cells):
+        cell = CellRunResult()
+        cells.append(cell)
+        cell_deadline = total_deadline
+        if request.cell_timeout > 0:
+            cell_deadline = min(total_deadline, time.monotonic() + request.cell_timeout)
+        outcome = kernel.run_cell(code, cell, cell_deadline)
+        elapsed = round(time.monotonic() - start, 6)
+        if outcome == "timeout":
+            which = ("total_timeout", request.total_timeout) if cell_deadline == total_deadline \
+                else ("cell_timeout", request.cell_timeout)
+            cell.error.append({"ename": "TimeLimitExceeded", "traceback": [],
+                               "evalue": f"cell {index} did not finish within {which[0]}={which[1]}s"})
+            return CommandRunResult(status=CommandRunStatus.TimeLimitExceeded, execution_time=elapsed,
+                                    stdout="", stderr="")
+        if outcome == "died":
+            rc = kernel.exit_code()
+            cell.error.append({"ename": "KernelDied", "traceback": [],
+                               "evalue": f"the kernel exited with code {rc} during cell {index}"})
+            return CommandRunResult(status=CommandRunStatus.Finished, execution_time=elapsed,
+                                    return_code=rc if rc else -1, stdout="", stderr="")
+    return CommandRunResult(status=CommandRunStatus.Finished, execution_time=round(time.monotonic() - start, 6),
+                            return_code=0, stdout="", stderr="")
 
-    def __init__(self, request: RunJupyterRequest, executor: Executor, iso: RunIsolation, workdir: str):
-        self.request, self.executor, self.iso, self.workdir = request, executor, iso, workdir
-        self.cells: list[CellRunResult] = []
+
+class Kernel:
+    """One IPython kernel process in ``workdir`` under a run's isolation: start, run cells, interrupt, stop.
+
+    The one kernel launcher of judgebox: ``/run_jupyter`` (one kernel per request) and sandbox
+    sessions (:mod:`sandbox.sessions`, one long-lived kernel per session) both start kernels here,
+    so both get exactly the child set-up of ``run_code`` (:func:`sandbox.process.child_preexec` with
+    the run's :class:`~sandbox.isolation.RunIsolation`).
+
+    Args:
+        executor: environment, settings (``python``, ``output_limit_bytes``) and the root folder.
+        iso: the run's isolation (uid, cgroup, namespaces); it outlives the kernel, so a session
+            can restart its kernel in the same cgroup and working directory.
+        workdir: the kernel's working directory (also holds its sockets and connection file).
+        limits: rlimits of the kernel process; ``limits.wall_limit`` bounds its total CPU seconds.
+
+    Not thread-safe: one caller at a time (sessions hold a lock).
+    """
+
+    def __init__(self, executor: Executor, iso: RunIsolation, workdir: str, limits: RunLimits):
+        self.executor, self.iso, self.workdir, self.limits = executor, iso, workdir, limits
         self.cap = executor.settings.output_limit_bytes
         self.km: Optional[KernelManager] = None
         self.kc: Any = None
         self.log_path = os.path.join(workdir, ".kernel.log")
+        #: streams of the last cell cut at ``output_limit_bytes`` characters (``"stdout"``, ``"stderr"``)
+        self.truncated: set[str] = set()
+        self._died = False
 
     # ---------------------------------------------------------------- lifecycle
     def start(self) -> None:
+        """Launch the kernel and wait until it answers ``kernel_info``.
+
+        Raises:
+            Exception: whatever kept it from starting (see :meth:`log_tail`); call :meth:`stop`.
+        """
         ex, iso = self.executor, self.iso
         km = KernelManager(
             kernel_name=_KERNEL_NAME, kernel_spec_manager=kernel_spec_manager(ex.root, ex.settings.python),
@@ -141,8 +196,7 @@ class _Session:
         km.write_connection_file()
         if iso.user is not None:
             os.chown(km.connection_file, iso.user, iso.group if iso.group is not None else iso.user)
-        child_setup = child_preexec(ex.limits(self.request.total_timeout + KERNEL_STARTUP_TIMEOUT),
-                                    iso.preexec, iso.user, iso.group)
+        child_setup = child_preexec(self.limits, iso.preexec, iso.user, iso.group)
         env = ex.env(self.workdir, iso, RECIPES["python"])
         with open(self.log_path, "wb") as log:
             km.start_kernel(cwd=self.workdir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -155,15 +209,10 @@ class _Session:
         """Kill the kernel's process group and every process of the run; reap; close sockets."""
         if self.kc is not None:
             self.kc.stop_channels()
-        km = self.km
+            self.kc = None
+        self.kill()
+        km, self.km = self.km, None
         proc = getattr(getattr(km, "provisioner", None), "process", None)
-        if proc is not None and proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        if self.iso.kill_all is not None:
-            self.iso.kill_all()
         if km is not None:
             try:
                 km.shutdown_kernel(now=True)
@@ -172,7 +221,28 @@ class _Session:
         if proc is not None:
             proc.wait()
 
-    def kernel_log(self) -> str:
+    def kill(self) -> None:
+        """SIGKILL the kernel's process group and every process of the run (may be called from
+        another thread while a cell runs: that cell then ends as ``"died"``)."""
+        proc = getattr(getattr(self.km, "provisioner", None), "process", None)
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if self.iso.kill_all is not None:
+            self.iso.kill_all()
+
+    def alive(self) -> bool:
+        """Whether the kernel process is running."""
+        return self.km is not None and self.km.is_alive()
+
+    def pid(self) -> Optional[int]:
+        """The kernel process id (``None`` before start / after stop)."""
+        proc = getattr(getattr(self.km, "provisioner", None), "process", None)
+        return proc.pid if proc is not None else None
+
+    def log_tail(self) -> str:
         """The kernel's own stderr tail (for a start failure message), or ``""``."""
         try:
             with open(self.log_path, "rb") as f:
@@ -181,55 +251,76 @@ class _Session:
             return ""
         return f"\n{text}" if text else ""
 
-    # ---------------------------------------------------------------- cells
-    def run_cells(self) -> CommandRunResult:
-        """Run every cell; returns the driver result (Finished rc 0, TimeLimitExceeded, or the
-        kernel's exit code when it died)."""
-        start = time.monotonic()
-        total_deadline = start + self.request.total_timeout
-        for index, code in enumerate(self.request.cells):
-            cell = CellRunResult()
-            self.cells.append(cell)
-            cell_deadline = total_deadline
-            if self.request.cell_timeout > 0:
-                cell_deadline = min(total_deadline, time.monotonic() + self.request.cell_timeout)
-            outcome = self._run_cell(code, cell, cell_deadline)
-            elapsed = round(time.monotonic() - start, 6)
-            if outcome == "timeout":
-                which = ("total_timeout", self.request.total_timeout) if cell_deadline == total_deadline \
-                    else ("cell_timeout", self.request.cell_timeout)
-                cell.error.append({"ename": "TimeLimitExceeded", "traceback": [],
-                                   "evalue": f"cell {index} did not finish within {which[0]}={which[1]}s"})
-                return CommandRunResult(status=CommandRunStatus.TimeLimitExceeded, execution_time=elapsed,
-                                        stdout="", stderr="")
-            if outcome == "died":
-                rc = self._kernel_exit_code()
-                cell.error.append({"ename": "KernelDied", "traceback": [],
-                                   "evalue": f"the kernel exited with code {rc} during cell {index}"})
-                return CommandRunResult(status=CommandRunStatus.Finished, execution_time=elapsed,
-                                        return_code=rc if rc else -1, stdout="", stderr="")
-        return CommandRunResult(status=CommandRunStatus.Finished, execution_time=round(time.monotonic() - start, 6),
-                                return_code=0, stdout="", stderr="")
+    def exit_code(self) -> Optional[int]:
+        """The dead kernel's exit status (negative: killed by that signal), ``None`` if unknown."""
+        proc = getattr(getattr(self.km, "provisioner", None), "process", None)
+        if proc is None:
+            return None
+        try:
+            return proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            return None
 
-    def _run_cell(self, code: str, cell: CellRunResult, deadline: float) -> str:
-        """Execute one cell, collecting its iopub messages until idle; ``"ok"``, ``"timeout"``
-        or ``"died"``."""
+    # ---------------------------------------------------------------- cells
+    def run_cell(self, code: str, cell: CellRunResult, deadline: float,
+                 interrupt_grace: Optional[float] = None) -> str:
+        """Execute one cell, collecting its iopub messages into ``cell`` until the kernel is idle.
+
+        Args:
+            code: the cell's source.
+            cell: receives stdout/stderr (each capped at ``output_limit_bytes`` characters), display
+                bundles (``execute_result`` and ``display_data``) and error records.
+            deadline: ``time.monotonic()`` value at which the cell is out of time.
+            interrupt_grace: ``None``: at the deadline collect the output in flight and return
+                ``"timeout"`` (the caller kills the kernel). Seconds: at the deadline send SIGINT
+                and wait that long for the kernel to go idle (the ``KeyboardInterrupt`` record is
+                dropped from ``cell.error``).
+
+        Returns:
+            ``"ok"`` (idle), ``"interrupted"`` (stopped by the interrupt, kernel alive, state kept),
+            ``"timeout"`` (still busy: the caller must kill the kernel) or ``"died"``.
+        """
+        self._drain_shell()
         msg_id = self.kc.execute(code, allow_stdin=False, stop_on_error=False)
+        self.truncated = set()
+        if self._collect(msg_id, cell, deadline):
+            return "ok"
+        if self._died:
+            return "died"
+        if interrupt_grace is None:
+            self._drain(msg_id, cell, time.monotonic() + _DRAIN_S)
+            return "timeout"
+        errors = len(cell.error)
+        self.km.interrupt_kernel()
+        if self._collect(msg_id, cell, time.monotonic() + interrupt_grace):
+            cell.error[errors:] = [e for e in cell.error[errors:] if e.get("ename") != "KeyboardInterrupt"]
+            return "interrupted"
+        return "died" if self._died else "timeout"
+
+    def _collect(self, msg_id: str, cell: CellRunResult, deadline: float) -> bool:
+        """Record ``msg_id``'s iopub messages until idle (``True``), the deadline or death (``False``;
+        ``self._died`` tells which)."""
+        self._died = False
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                self._drain(msg_id, cell, time.monotonic() + _DRAIN_S)
-                return "timeout"
+                return False
             try:
                 msg = self.kc.get_iopub_msg(timeout=min(remaining, 0.25))
             except queue.Empty:
                 if not self.km.is_alive():
-                    return "died"
+                    self._died = True
+                    return False
                 continue
             if msg.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             if self._record(msg, cell):
-                return "ok"
+                return True
+
+    def _drain_shell(self) -> None:
+        """Discard the ``execute_reply`` messages of earlier cells (a long session would pile them up)."""
+        while self.kc.shell_channel.msg_ready():
+            self.kc.get_shell_msg(timeout=0)
 
     def _drain(self, msg_id: str, cell: CellRunResult, until: float) -> None:
         """Collect output already sent by a cell that is about to be killed."""
@@ -246,9 +337,12 @@ class _Session:
         kind, content = msg["header"]["msg_type"], msg["content"]
         if kind == "stream":
             name = "stdout" if content.get("name") == "stdout" else "stderr"
-            text = getattr(cell, name)
-            if len(text) < self.cap:
-                setattr(cell, name, text + content.get("text", "")[: self.cap - len(text)])
+            text, new = getattr(cell, name), content.get("text", "")
+            room = self.cap - len(text)
+            if len(new) > room:
+                self.truncated.add(name)
+            if room > 0:
+                setattr(cell, name, text + new[:room])
         elif kind in ("execute_result", "display_data"):
             cell.display.append(content.get("data", {}))
         elif kind == "error":
@@ -257,12 +351,3 @@ class _Session:
         elif kind == "status" and content.get("execution_state") == "idle":
             return True
         return False
-
-    def _kernel_exit_code(self) -> Optional[int]:
-        proc = getattr(getattr(self.km, "provisioner", None), "process", None)
-        if proc is None:
-            return None
-        try:
-            return proc.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            return None

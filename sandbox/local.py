@@ -10,13 +10,19 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import weakref
 from typing import Any, Optional, TypeVar, Union
 
 from pydantic import BaseModel
 
+from .admission import Overloaded
 from .config import SandboxSettings
+from .errors import SandboxOverloaded, SandboxServerError
 from .executor import Executor
 from .models import (
+    SessionList,
+    SessionRunRequest,
+    SessionRunResult,
     RunCodeRequest,
     RunCodeResponse,
     RunJupyterRequest,
@@ -24,6 +30,8 @@ from .models import (
     RunTestsRequest,
     RunTestsResponse,
 )
+from .sessions import SessionManager, SessionStartError
+from .sessions_client import Session, create_session_request
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -51,6 +59,8 @@ class LocalSandbox:
         self._slots = threading.BoundedSemaphore(self.settings.max_concurrency)
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=self.settings.max_concurrency, thread_name_prefix="judgebox-run")
+        self._sessions: Optional[SessionManager] = None
+        self._sessions_lock = threading.Lock()
 
     # sync --------------------------------------------------------------------------------------
     def run_code(self, request: Union[RunCodeRequest, dict]) -> RunCodeResponse:
@@ -85,3 +95,71 @@ class LocalSandbox:
     async def arun_jupyter(self, request: Union[RunJupyterRequest, dict]) -> RunJupyterResponse:
         """Async :meth:`run_jupyter`."""
         return await asyncio.get_running_loop().run_in_executor(self._pool, self.run_jupyter, request)
+
+    # sessions ----------------------------------------------------------------------------------
+    @property
+    def sessions(self) -> SessionManager:
+        """The embedded session manager (made on first use; its sessions close when this object is
+        collected or the process exits)."""
+        with self._sessions_lock:
+            if self._sessions is None:
+                self._sessions = SessionManager(self.executor)
+                weakref.finalize(self, self._sessions.close_all)
+            return self._sessions
+
+    def create_session(self, language: str = "python", memory_limit_MB: Optional[int] = None,
+                       idle_timeout: float = 300.0) -> Session:
+        """Start a session: one kernel kept between calls (see :mod:`sandbox.sessions`).
+
+        Args:
+            language: ``"python"`` (the only session language).
+            memory_limit_MB: MiB for the kernel and its children (``None``: the default limit).
+            idle_timeout: seconds without a call after which the session is closed.
+
+        Raises:
+            pydantic.ValidationError: a bad argument (names the field).
+            SandboxOverloaded: ``max_sessions`` sessions are live.
+            SandboxServerError: the kernel did not start.
+        """
+        req = create_session_request(language, memory_limit_MB, idle_timeout)
+        with self._slots:
+            try:
+                info = self.sessions.create(req)
+            except Overloaded as exc:
+                raise SandboxOverloaded(str(exc)) from None
+            except SessionStartError as exc:
+                raise SandboxServerError(str(exc)) from None
+        return Session(info, self)
+
+    async def acreate_session(self, language: str = "python", memory_limit_MB: Optional[int] = None,
+                              idle_timeout: float = 300.0) -> Session:
+        """Async :meth:`create_session`."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self._pool, self.create_session, language, memory_limit_MB, idle_timeout)
+
+    def run_session(self, session_id: str, request: Union[SessionRunRequest, dict],
+                    endpoint: Optional[str] = None) -> SessionRunResult:
+        """Run one cell in a session (holding an execution slot meanwhile). Raises ``SessionNotFound``,
+        ``SandboxRequestError`` (409 busy, 422 code over ``max_code_bytes``)."""
+        req = as_model(SessionRunRequest, request)
+        self.sessions.check_code(req.code)
+        self.sessions.get(session_id)
+        with self._slots:
+            return self.sessions.run(session_id, req)
+
+    async def arun_session(self, session_id: str, request: Union[SessionRunRequest, dict],
+                           endpoint: Optional[str] = None) -> SessionRunResult:
+        """Async :meth:`run_session`."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self.run_session, session_id, request)
+
+    def close_session(self, session_id: str, endpoint: Optional[str] = None) -> None:
+        """Close a session. Raises ``SessionNotFound`` when it is not live."""
+        self.sessions.delete(session_id)
+
+    async def aclose_session(self, session_id: str, endpoint: Optional[str] = None) -> None:
+        """Async :meth:`close_session` (runs in the default executor: never waits for a run slot)."""
+        await asyncio.get_running_loop().run_in_executor(None, self.close_session, session_id)
+
+    def list_sessions(self) -> SessionList:
+        """The live sessions."""
+        return self.sessions.list()

@@ -3,7 +3,9 @@
 Names follow the Prometheus naming guide (``_total`` counters, ``_seconds`` histograms):
 
 * ``judgebox_runs_total{language,status}``: finished requests by language and ``RunStatus``.
-* ``judgebox_rejections_total{reason}``: requests answered 504 (``queue_full``, ``queue_timeout``).
+* ``judgebox_rejections_total{reason}``: requests answered 504 (``queue_full``, ``queue_timeout``,
+  ``max_sessions``).
+* ``judgebox_sessions``: live sessions (kernels), those starting included.
 * ``judgebox_queue_depth``, ``judgebox_in_flight``: requests waiting for a slot / holding one now.
 * ``judgebox_queue_wait_seconds``: time from arrival to getting a slot.
 * ``judgebox_run_seconds{language}``: time a request held its slot (compile and every run step).
@@ -28,15 +30,18 @@ class Metrics:
     Args:
         pod_name: the instance name, exported as ``judgebox_info{pod=...}``.
         waiting, running: callables returning the admission queue depth and in-flight count.
+        sessions: callable returning the number of live sessions.
     """
 
-    def __init__(self, pod_name: str, waiting: Callable[[], int], running: Callable[[], int]) -> None:
+    def __init__(self, pod_name: str, waiting: Callable[[], int], running: Callable[[], int],
+                 sessions: Callable[[], int] = lambda: 0) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
         self.runs = Counter("judgebox_runs", "Finished requests", ["language", "status"], registry=r)
         self.rejections = Counter("judgebox_rejections", "Requests answered 504", ["reason"], registry=r)
         Gauge("judgebox_queue_depth", "Requests waiting for a slot", registry=r).set_function(waiting)
         Gauge("judgebox_in_flight", "Requests holding a slot", registry=r).set_function(running)
+        Gauge("judgebox_sessions", "Live sessions", registry=r).set_function(sessions)
         self.queue_wait = Histogram("judgebox_queue_wait_seconds", "Wait for a slot (s)",
                                     buckets=_BUCKETS, registry=r)
         self.run_time = Histogram("judgebox_run_seconds", "Time holding a slot (s)", ["language"],

@@ -234,3 +234,92 @@ def overall_status(*results: Optional[CommandRunResult]) -> RunStatus:
     if any(r.status == CommandRunStatus.TimeLimitExceeded or r.return_code != 0 for r in ran):
         return RunStatus.Failed
     return RunStatus.Success
+
+
+# ---- sessions (judgebox extension): one long-lived kernel per session ------------------------------
+
+class CreateSessionRequest(BaseModel):
+    """``POST /sessions`` body.
+
+    Fields: ``language`` (only ``"python"``: an IPython kernel), ``memory_limit_MB`` (MiB for the
+    session's kernel and everything it starts; ``-1`` = server default; clamped like ``run_code``),
+    ``idle_timeout`` (seconds without a call after which the server closes the session; clamped to
+    the server's ``max_session_idle_timeout``).
+    """
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+    language: Literal["python"] = "python"
+    memory_limit_MB: int = Field(-1, ge=-1, description="MiB; -1 = server default")
+    idle_timeout: float = Field(300, gt=0, description="seconds idle before the session is closed")
+
+
+class SessionInfo(BaseModel):
+    """A live session as ``POST /sessions`` and ``GET /sessions`` describe it.
+
+    ``session_id`` is ``<replica>-<boot>-<token>``: the replica that holds the session (the server's
+    ``replica_id``; a gateway routes on it), the server run that made it (8 hex digits: a restarted
+    server recognises its predecessor's ids) and 24 random hex digits. ``memory_limit_MB`` and
+    ``idle_timeout`` are the values in force (after clamping); ``idle_s`` is seconds since the last
+    call; ``cells`` counts cells run.
+    """
+
+    session_id: str
+    language: str = "python"
+    memory_limit_MB: int
+    idle_timeout: float
+    idle_s: float = 0.0
+    cells: int = 0
+    busy: bool = False
+    executor_pod_name: Optional[str] = None
+
+
+class SessionList(BaseModel):
+    """``GET /sessions``: the live sessions of this server and its ``max_sessions``."""
+
+    sessions: list[SessionInfo] = Field(default_factory=list)
+    max_sessions: int
+
+
+class SessionRunRequest(BaseModel):
+    """``POST /sessions/{id}/run`` body: ``code`` (one cell) and ``timeout`` (seconds; default the
+    server's ``default_session_timeout``, clamped to ``max_run_timeout``)."""
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+    code: str
+    timeout: Optional[float] = Field(None, gt=0, description="seconds")
+
+
+class SessionRunResult(BaseModel):
+    """Result of one cell in a session (``POST /sessions/{id}/run``).
+
+    - ``status``: ``Success`` (the cell ran without an exception), ``Failed`` (an exception, a
+      timeout, a memory kill or a dead kernel) or ``SandboxError`` (no kernel could be started:
+      infrastructure, not a verdict).
+    - ``stdout``/``stderr``: the cell's streams, each capped at the server's ``output_limit_bytes``
+      characters (``stdout_truncated``/``stderr_truncated`` say when text was dropped).
+    - ``display``: MIME bundles in order; the value of the cell's final expression is one of them
+      (``{"text/plain": "42"}``).
+    - ``error``: ``{ename, evalue, traceback}`` of the cell's exception (``TimeLimitExceeded``,
+      ``MemoryLimitExceeded`` or ``KernelDied`` for those outcomes), else ``None``.
+    - ``execution_time``: seconds from sending the cell to its end (kernel restart excluded).
+    - ``timed_out``: the cell hit ``timeout``. ``memory_exceeded``: the session's memory limit killed
+      the kernel.
+    - ``state``: ``"kept"`` (every variable of earlier cells is still there) or ``"lost"`` (the
+      kernel was killed or died, during this cell or since the previous call, and this result is the
+      first to say so; the next cell runs in a fresh kernel, files in the working directory stay).
+    - ``message``: a human-readable note on a lost state or an infrastructure problem (else ``""``).
+    """
+
+    status: RunStatus
+    stdout: str = ""
+    stderr: str = ""
+    display: list[dict[str, Any]] = Field(default_factory=list)
+    error: Optional[dict[str, Any]] = None
+    execution_time: float = 0.0
+    memory_exceeded: bool = False
+    timed_out: bool = False
+    state: Literal["kept", "lost"] = "kept"
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    message: str = ""
+    executor_pod_name: Optional[str] = None

@@ -1,17 +1,21 @@
 """The HTTP face: a thin FastAPI layer (parse, admit, call the executor, serialise).
 
 Endpoints (SandboxFusion-compatible): ``POST /run_code``, ``POST /run_jupyter``, ``GET /v1/ping``.
-judgebox extensions: ``POST /run_tests``, ``GET /languages``, ``GET /health``, ``GET /metrics``.
+judgebox extensions: ``POST /run_tests``, ``GET /languages``, ``GET /health``, ``GET /metrics`` and
+sessions (:mod:`sandbox.sessions`): ``POST /sessions``, ``POST /sessions/{id}/run``,
+``DELETE /sessions/{id}``, ``GET /sessions``.
 Every execution outcome is HTTP 200; a malformed body is HTTP 422 naming the field; a request that
-cannot get an execution slot in time is HTTP 504 with ``Retry-After``.
+cannot get an execution slot in time, or a session over ``max_sessions``, is HTTP 504 with
+``Retry-After``; an unknown session id is HTTP 404 naming it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import time
-from typing import Any, Callable, Optional
+from typing import Any, AsyncIterator, Callable, Optional
 
 import math
 
@@ -22,6 +26,7 @@ from fastapi.responses import JSONResponse, Response
 
 from .admission import Admission, Overloaded
 from .config import SandboxSettings
+from .errors import SandboxRequestError
 from .executor import Executor
 from .languages import toolchain_version
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -33,7 +38,13 @@ from .models import (
     RunJupyterResponse,
     RunTestsRequest,
     RunTestsResponse,
+    CreateSessionRequest,
+    SessionInfo,
+    SessionList,
+    SessionRunRequest,
+    SessionRunResult,
 )
+from .sessions import SessionManager, SessionStartError
 
 
 def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
@@ -43,8 +54,17 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=settings.max_concurrency,
                                                  thread_name_prefix="judgebox-run")
     admission = Admission(settings.max_concurrency, settings.max_queue, settings.queue_timeout)
-    metrics = Metrics(settings.pod_name, lambda: admission.waiting, lambda: admission.running)
-    app = FastAPI(title="judgebox sandbox", version="0.1.0")
+    sessions = SessionManager(executor)
+    metrics = Metrics(settings.pod_name, lambda: admission.waiting, lambda: admission.running,
+                      lambda: sessions.live)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await asyncio.get_running_loop().run_in_executor(None, sessions.close_all)
+
+    app = FastAPI(title="judgebox sandbox", version="0.1.0", lifespan=lifespan)
+    app.state.sessions = sessions
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -59,12 +79,21 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
                 start = time.monotonic()
                 result = await asyncio.get_running_loop().run_in_executor(pool, fn, request)
         except Overloaded as exc:
-            metrics.rejections.labels(reason=exc.reason).inc()
-            return JSONResponse(status_code=504, content={"detail": str(exc)},
-                                headers={"Retry-After": str(int(max(1, exc.retry_after)))})
+            return overloaded(exc)
+        except SandboxRequestError as exc:  # sessions: unknown id (404), busy (409), too large (422)
+            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
+        except SessionStartError as exc:
+            return JSONResponse(status_code=500, content={"detail": str(exc)})
         metrics.run_time.labels(language=language).observe(time.monotonic() - start)
-        metrics.runs.labels(language=language, status=result.status.value).inc()
+        status = getattr(result, "status", None)
+        if status is not None:
+            metrics.runs.labels(language=language, status=status.value).inc()
         return result
+
+    def overloaded(exc: Overloaded) -> JSONResponse:
+        metrics.rejections.labels(reason=exc.reason).inc()
+        return JSONResponse(status_code=504, content={"detail": str(exc)},
+                            headers={"Retry-After": str(int(max(1, exc.retry_after)))})
 
     @app.post("/run_code", response_model=RunCodeResponse)
     async def run_code(request: RunCodeRequest):
@@ -80,6 +109,34 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
 
         return await execute(lambda r: run(r, executor), request, "jupyter")
 
+    @app.post("/sessions", response_model=SessionInfo)
+    async def create_session(request: CreateSessionRequest):
+        if sessions.live >= sessions.max_sessions:  # answer at once, without waiting for a slot
+            return overloaded(Overloaded(f"{sessions.live} live sessions (max_sessions={sessions.max_sessions})",
+                                         "max_sessions", retry_after=5))
+        return await execute(sessions.create, request, "session")
+
+    @app.post("/sessions/{session_id}/run", response_model=SessionRunResult)
+    async def run_session(session_id: str, request: SessionRunRequest):
+        try:
+            sessions.check_code(request.code)
+            sessions.get(session_id)  # 404 before queueing for a slot
+        except SandboxRequestError as exc:
+            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
+        return await execute(lambda r: sessions.run(session_id, r), request, "session")
+
+    @app.delete("/sessions/{session_id}")
+    async def delete_session(session_id: str) -> Any:
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, sessions.delete, session_id)
+        except SandboxRequestError as exc:
+            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
+        return {"session_id": session_id, "closed": True}
+
+    @app.get("/sessions", response_model=SessionList)
+    async def list_sessions() -> SessionList:
+        return sessions.list()
+
     @app.get("/v1/ping")
     async def ping() -> str:
         return "pong"
@@ -93,7 +150,7 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         return {"status": "ok", "pod": settings.pod_name, "isolation": executor.isolation.describe(),
                 "max_concurrency": admission.max_concurrency, "max_queue": admission.max_queue,
                 "queue_timeout": admission.queue_timeout, "running": admission.running,
-                "waiting": admission.waiting}
+                "waiting": admission.waiting, "sessions": sessions.live, "max_sessions": sessions.max_sessions}
 
     @app.get("/metrics")
     async def prometheus() -> Response:

@@ -9,6 +9,11 @@
   ``max_attempts`` and the call's deadline.
 - :func:`run_tests_via_run_code` serves ``/run_tests`` on servers that lack it (a plain SandboxFusion).
 - :func:`request_timeout` derives each request's HTTP timeout from the request's own limits.
+- sessions: ``POST /sessions`` goes through the same balancing and retries (a 404/405 marks the
+  endpoint as a plain SandboxFusion); every later call of a session goes to the endpoint that
+  created it and nowhere else (:meth:`HTTPSandbox.session_call`): only the server's own
+  overload answers (429/503/504 *with* ``Retry-After``: the cell did not start) are retried there;
+  no answer is :class:`~sandbox.errors.SandboxUnavailable` at once (the cell may have run).
 
 Everything here runs on the client's event loop thread.
 """
@@ -42,9 +47,13 @@ from .errors import (
     SandboxRequestError,
     SandboxServerError,
     SandboxUnavailable,
+    SessionNotFound,
+    SessionsUnsupported,
 )
 from .models import (
     CommandRunStatus,
+    CreateSessionRequest,
+    SessionInfo,
     RunCodeRequest,
     RunCodeResponse,
     RunJupyterRequest,
@@ -65,6 +74,8 @@ M = TypeVar("M", bound=BaseModel)
 
 #: Answers that mean "alive but busy": retried with backoff, the endpoint is not blamed.
 OVERLOAD_STATUS = (429, 503, 504)
+#: Seconds a session's kernel may take to start (the server's ``KERNEL_STARTUP_TIMEOUT``).
+SESSION_START_S = 60.0
 
 
 def request_timeout(request: Union[RunCodeRequest, RunJupyterRequest], margin: float) -> float:
@@ -72,8 +83,10 @@ def request_timeout(request: Union[RunCodeRequest, RunJupyterRequest], margin: f
 
     ``/run_tests``: ``compile_timeout + run_timeout * len(cases) + margin``;
     ``/run_code``: ``compile_timeout + run_timeout + margin``;
-    ``/run_jupyter``: ``total_timeout + margin``.
+    ``/run_jupyter``: ``total_timeout + margin``; ``POST /sessions``: the kernel start (60 s) + margin.
     """
+    if isinstance(request, CreateSessionRequest):
+        return SESSION_START_S + margin
     if isinstance(request, RunTestsRequest):
         return request.compile_timeout + request.run_timeout * len(request.cases) + margin
     if isinstance(request, RunCodeRequest):
@@ -161,6 +174,7 @@ class _Call:
     avoid: set[str] = field(default_factory=set)
     attempts: int = 0
     rerouted: bool = False
+    served_by: Optional[str] = None  # base URL of the endpoint whose answer was returned
 
 
 def retry_after_seconds(value: Optional[str]) -> float:
@@ -250,10 +264,11 @@ class HTTPSandbox:
     async def _attempt(self, call: _Call) -> BaseModel:
         call.attempts += 1
         async with self.slots:
-            ep = self.pool.pick(call.avoid, need_run_tests=call.path == "/run_tests")
+            need = {"need_run_tests": call.path == "/run_tests", "need_sessions": call.path == "/sessions"}
+            ep = self.pool.pick(call.avoid, **need)
             if ep is None:
                 await self.pool.wait_live(call.deadline)
-                ep = self.pool.pick(call.avoid, need_run_tests=call.path == "/run_tests")
+                ep = self.pool.pick(call.avoid, **need)
             if ep is None:
                 raise _Retry(SandboxUnavailable, f"no live sandbox endpoint: all {len(self.pool.endpoints)} "
                              "are cooling down after failures")
@@ -290,6 +305,7 @@ class HTTPSandbox:
                 call.avoid.add(ep.url)
                 raise _Retry(SandboxServerError, f"{where}: SandboxError: {getattr(result, 'message', '')}",
                              endpoint=ep.url, status_code=code, now=True, response=result)
+            call.served_by = ep.url
             return result
         if code in OVERLOAD_STATUS:
             self.pool.answered(ep)
@@ -301,6 +317,13 @@ class HTTPSandbox:
             if code in (404, 405) and call.path == "/run_tests":
                 ep.supports_run_tests = False
                 raise _NoRunTests(ep.url)
+            if code in (404, 405) and call.path == "/sessions":
+                ep.supports_sessions = False
+                if not self.pool.lack_sessions():
+                    call.avoid.add(ep.url)
+                    raise _Retry(SandboxUnavailable, f"{where}: no /sessions here", endpoint=ep.url, now=True)
+                raise SessionsUnsupported(f"{where} answered HTTP {code}: this sandbox has no /sessions "
+                                          "(a plain SandboxFusion server)")
             try:
                 detail = field_errors(resp.json().get("detail"))
             except (ValueError, AttributeError):
@@ -311,6 +334,101 @@ class HTTPSandbox:
         raise _Retry(SandboxUnavailable if code == 502 else SandboxServerError,
                      f"{where} answered HTTP {code}: {resp.text[:200]}", endpoint=ep.url,
                      status_code=code, now=self.pool.has_other(call.avoid))
+
+    # ---- sessions -----------------------------------------------------------------------------
+    async def create_session(self, request: CreateSessionRequest) -> tuple[SessionInfo, str]:
+        """``POST /sessions`` on a balanced endpoint; returns the session and the base URL holding it.
+
+        Raises:
+            SessionsUnsupported: every endpoint lacks ``/sessions`` (detected once per endpoint).
+            SandboxInfraError, SandboxRequestError: as for any call.
+        """
+        if self.pool.lack_sessions():
+            raise SessionsUnsupported("no endpoint has /sessions (plain SandboxFusion servers)")
+        timeout = request_timeout(request, self.settings.timeout_margin)
+        budget = self.settings.deadline or 2 * timeout + 60
+        call = _Call("/sessions", request.model_dump(mode="json"), SessionInfo, timeout, time.monotonic() + budget)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(budget),
+            wait=functools.partial(self._wait, call), retry=retry_if_exception_type(_Retry),
+            reraise=True, before_sleep=_log_retry)
+        try:
+            info = await retrying(self._attempt, call)
+        except _Retry as last:
+            raise last.kind(f"{last.message} (gave up after {call.attempts} attempt(s))", endpoint=last.endpoint,
+                            status_code=last.status_code, attempts=call.attempts) from None
+        assert call.served_by is not None
+        return info, call.served_by  # type: ignore[return-value]
+
+    async def session_call(self, url: str, method: str, path: str, payload: Optional[dict[str, Any]],
+                           response_type: Optional[type[M]], timeout: float, session_id: str) -> Optional[M]:
+        """One call of a session on the endpoint ``url`` that holds it (never another one).
+
+        Args:
+            url: base URL that created the session.
+            method, path: e.g. ``"POST"``, ``"/sessions/<id>/run"``.
+            payload: JSON body or ``None``.
+            response_type: model of a 200 answer (``None``: the body is ignored).
+            timeout: HTTP read timeout in seconds.
+            session_id: for error messages.
+
+        Raises:
+            SessionNotFound: 404 (the session is gone: its state is lost).
+            SandboxUnavailable: no answer / 502 (not retried: the cell may have run).
+            SandboxOverloaded: the server stayed overloaded (429/503/504) past the attempts.
+            SandboxServerError: 5xx or an invalid body. SandboxRequestError: other 4xx.
+        """
+        ep = self.pool.get(url)
+        where = f"{method} {ep.url}{path}"
+        budget = self.settings.deadline or 2 * timeout + 60
+        deadline = time.monotonic() + budget
+        for attempt in range(1, self.settings.max_attempts + 1):
+            async with self.slots:
+                remaining = max(0.01, deadline - time.monotonic())
+                ep.in_flight += 1
+                try:
+                    resp = await self.http.request(method, f"{ep.url}{path}", json=payload, timeout=httpx.Timeout(
+                        min(timeout, remaining), connect=min(self.settings.connect_timeout, remaining)))
+                except httpx.TransportError as exc:
+                    self.pool.failed(ep, type(exc).__name__)
+                    raise SandboxUnavailable(f"{where}: {type(exc).__name__}: {exc} (a session's calls are never "
+                                             "sent to another endpoint)", endpoint=ep.url, attempts=attempt) from exc
+                finally:
+                    ep.in_flight -= 1
+            code = resp.status_code
+            if code == 200:
+                self.pool.answered(ep)
+                if response_type is None:
+                    return None
+                try:
+                    return response_type.model_validate_json(resp.content)
+                except ValidationError as exc:
+                    raise SandboxServerError(f"{where} answered 200 with a body that is not a "
+                                             f"{response_type.__name__}: {resp.text[:200]!r}", endpoint=ep.url,
+                                             status_code=code, attempts=attempt) from exc
+            try:
+                detail = field_errors(resp.json().get("detail"))
+            except (ValueError, AttributeError):
+                detail = resp.text[:500]
+            if code in OVERLOAD_STATUS:
+                self.pool.answered(ep)
+                wait = retry_after_seconds(resp.headers.get("Retry-After"))
+                if "Retry-After" in resp.headers and attempt < self.settings.max_attempts \
+                        and time.monotonic() + wait < deadline:
+                    await asyncio.sleep(wait)
+                    continue
+                raise SandboxOverloaded(f"{where} answered HTTP {code}: {detail}", endpoint=ep.url,
+                                        status_code=code, attempts=attempt)
+            if code == 404:
+                self.pool.answered(ep)
+                raise SessionNotFound(f"{where}: HTTP 404: {detail}", session_id)
+            if 400 <= code < 500:
+                self.pool.answered(ep)
+                raise SandboxRequestError(f"{where} rejected the request: HTTP {code}: {detail}", code)
+            self.pool.failed(ep, f"HTTP {code}")
+            raise (SandboxUnavailable if code == 502 else SandboxServerError)(
+                f"{where} answered HTTP {code}: {detail}", endpoint=ep.url, status_code=code, attempts=attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:
         await self.http.aclose()

@@ -57,6 +57,8 @@ def _field(path: Any) -> str:
 
 
 def _got(value: Any) -> str:
+    if value is None:
+        return "null"
     text = json.dumps(value, ensure_ascii=False)
     if len(text) > 40:
         text = text[:37] + "..."

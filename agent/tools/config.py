@@ -29,7 +29,7 @@ import yaml
 from agent.tools.base import BaseTool
 from agent.tools.function import FunctionTool
 
-__all__ = ["ToolConfigError", "load_tools"]
+__all__ = ["ToolConfigError", "build_tool", "load_tools"]
 
 _CLASS_KEYS = {"class_name", "config", "tool_schema"}
 _FUNCTION_KEYS = {"function", "name", "process", "config"}
@@ -55,7 +55,8 @@ def _import(dotted: str) -> Any:
     raise ModuleNotFoundError(f"no module found in {dotted!r}")
 
 
-def _entry_tool(entry: Any, where: str) -> BaseTool:
+def build_tool(entry: Any, where: str) -> BaseTool:
+    """The tool of one ``tools:`` entry; ``where`` names it in errors (``"file.yaml tools[0]"``)."""
     if not isinstance(entry, dict):
         raise ToolConfigError(f"{where}: must be a mapping with class_name or function, got {entry!r}")
     kind_keys = {"class_name", "function"} & set(entry)
@@ -117,7 +118,7 @@ def load_tools(path: Union[str, os.PathLike], *more_paths: Union[str, os.PathLik
             raise ToolConfigError(f"{p}: unknown top-level key(s) {sorted(set(doc) - {'tools'})}; only 'tools' is allowed")
         for i, entry in enumerate(doc["tools"]):
             where = f"{p} tools[{i}]"
-            tool = _entry_tool(entry, where)
+            tool = build_tool(entry, where)
             source = f"{where} ({entry.get('class_name') or entry.get('function')})"
             if tool.name in seen:
                 raise ToolConfigError(f"tool name {tool.name!r} is declared twice: {seen[tool.name]} and {source}; "

@@ -146,6 +146,9 @@ class FunctionTool(BaseTool):
         self.abandoned_running = 0
         self._lock = threading.Lock()
         self._idle_workers: list[_Worker] = []
+        if process and "<locals>" in fn.__qualname__:
+            raise ValueError(f"function tool {fn.__qualname__!r}: process=True needs a module-level function "
+                             "(the worker process imports it by module and name)")
         functools.update_wrapper(self, fn)
         tool_name = name or fn.__name__
         if schema is None:
@@ -175,7 +178,7 @@ class FunctionTool(BaseTool):
     async def _call_in_thread(self, parameters: dict[str, Any]) -> Any:
         loop = asyncio.get_running_loop()
         future: asyncio.Future = loop.create_future()
-        abandoned = threading.Event()
+        state = {"returned": False, "abandoned": False}  # guarded by self._lock
 
         def settle(ok: bool, value: Any) -> None:
             if not future.done():
@@ -187,7 +190,8 @@ class FunctionTool(BaseTool):
             except BaseException as e:  # noqa: BLE001 - handed to the awaiting caller
                 ok, value = False, e
             with self._lock:
-                if abandoned.is_set():
+                state["returned"] = True
+                if state["abandoned"]:
                     self.abandoned_running -= 1
                     return
             with contextlib.suppress(RuntimeError):  # the caller's loop may be closed by now
@@ -198,8 +202,8 @@ class FunctionTool(BaseTool):
             return await future
         except asyncio.CancelledError:
             with self._lock:
-                if not future.done():
-                    abandoned.set()
+                if not state["returned"]:
+                    state["abandoned"] = True
                     self.abandoned_running += 1
             raise
 
@@ -272,7 +276,10 @@ class _Worker:
         child.close()
 
     def alive(self) -> bool:
-        return self.proc.is_alive()
+        try:
+            return self.proc.is_alive()
+        except ValueError:  # closed
+            return False
 
     async def call(self, module: str, qualname: str, parameters: dict[str, Any]) -> tuple[bool, Any]:
         """``(True, result)`` or ``(False, (type name, message))``; kill() unblocks it."""
@@ -297,11 +304,15 @@ class _Worker:
             raise ToolWorkerError(f"the tool's worker process died (exit code {code})") from None
 
     def kill(self) -> None:
+        """SIGKILL the worker's process group (its children too) and the worker itself, then reap it."""
         if self.proc.is_alive():
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.join(5)
+            self.proc.kill()  # also before the worker reached setpgrp()
+        self.proc.join(2)
         self.conn.close()
+        if self.proc.exitcode is not None:
+            self.proc.close()  # its sentinel pipe
 
 
 def _worker_main(conn: Any) -> None:

@@ -1,0 +1,176 @@
+"""Sandbox sessions: one kernel per session, state kept between calls, timeouts, deaths and limits.
+
+Every behaviour is pinned on both faces: the embedded ``LocalSandbox.create_session`` and
+``SandboxClient(url).create_session`` against a live ``judgebox serve`` (real kernels, real HTTP).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from sandbox import LocalSandbox, SandboxClient, SessionNotFound
+from sandbox.errors import SandboxRequestError
+
+from tests.sandbox.procs import alive_with, unique_sleep
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def embedded() -> LocalSandbox:
+    """An embedded sandbox of its own (its sessions are closed with it)."""
+    sandbox = LocalSandbox()
+    yield sandbox
+    sandbox.sessions.close_all()
+
+
+@pytest.fixture(params=["embedded", "http"])
+def open_session(request):
+    """``open_session(**kwargs) -> Session`` on the embedded sandbox, then over HTTP; every session
+    opened is closed after the test."""
+    if request.param == "embedded":
+        owner = request.getfixturevalue("embedded")
+    else:
+        owner = SandboxClient(request.getfixturevalue("live_server"))
+    opened = []
+
+    def open_(**kwargs):
+        session = owner.create_session(**kwargs)
+        opened.append(session)
+        return session
+
+    yield open_
+    for session in opened:
+        session.close()
+    if isinstance(owner, SandboxClient):
+        owner.close()
+
+
+def test_bug_118_variables_imports_and_files_persist_between_calls(open_session):
+    """BUG-118 (sandbox side): x = 41 + 1 and an import survive to the next call, a file too; the
+    final expression's value is a display bundle."""
+    s = open_session()
+    assert s.run("x = 41 + 1\nimport math").status == "Success"
+    r = s.run("print(x, math.floor(2.5))")
+    assert (r.status, r.stdout, r.state) == ("Success", "42 2\n", "kept")
+    s.run("open('f.txt', 'w').write('hi')")
+    assert s.run("print(open('f.txt').read())").stdout == "hi\n"
+    assert s.run("x * 2").display == [{"text/plain": "84"}]
+
+
+def test_sessions_share_nothing(open_session):
+    """Two sessions (the n samples of one prompt): neither sees the other's names or files."""
+    a, b = open_session(), open_session()
+    a.run("secret = 1\nopen('f.txt', 'w').write('a')")
+    r = b.run("import os\nprint('secret' in globals(), os.path.exists('f.txt'))")
+    assert r.stdout == "False False\n"
+
+
+def test_bug_035_timeout_interrupts_keeps_state_and_partial_output(open_session):
+    """A busy loop past timeout=2 is interrupted: stdout before it is kept, the error is
+    TimeLimitExceeded, state is kept (x still there)."""
+    s = open_session()
+    s.run("x = 7")
+    r = s.run('print("step1", flush=True)\nwhile True: pass', timeout=2)
+    assert (r.status, r.stdout, r.timed_out, r.state) == ("Failed", "step1\n", True, "kept")
+    assert r.error["ename"] == "TimeLimitExceeded"
+    assert r.error["evalue"] == "the cell did not finish within 2s; it was interrupted and the session state is kept"
+    assert 2.0 <= r.execution_time < 6.0
+    assert s.run("print(x)").stdout == "7\n"
+
+
+def test_a_cell_that_ignores_the_interrupt_is_killed_with_its_children_and_state_is_lost(open_session):
+    """SIGINT ignored: after the grace the kernel and its background child are killed; the result
+    says state lost; the next call runs in a fresh kernel where x is gone but the file stays."""
+    s = open_session()
+    marker = unique_sleep()
+    s.run(f"x = 1\nopen('kept.txt', 'w').write('k')\nimport subprocess\nsubprocess.Popen(['sleep', '{marker}'])")
+    assert alive_with(f"sleep {marker}")
+    r = s.run("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('p', flush=True)\n"
+              "while True: pass", timeout=1)
+    assert (r.stdout, r.timed_out, r.state, r.error["ename"]) == ("p\n", True, "lost", "TimeLimitExceeded")
+    assert "did not stop within" in r.error["evalue"]
+    assert alive_with(f"sleep {marker}") == []
+    r = s.run("print('x' in globals(), open('kept.txt').read())")
+    assert (r.stdout, r.state) == ("False k\n", "kept")
+
+
+def test_a_dead_kernel_is_reported_once_and_replaced(open_session):
+    """os._exit(3): Failed, KernelDied with the exit code, state lost; the next call runs in a fresh
+    kernel (state kept from then on)."""
+    s = open_session()
+    s.run("y = 5")
+    r = s.run("import os; os._exit(3)")
+    assert (r.status, r.state, r.error["ename"]) == ("Failed", "lost", "KernelDied")
+    assert r.error["evalue"] == "the kernel died during the cell (exit code 3)"
+    r = s.run("print('y' in globals())")
+    assert (r.status, r.stdout, r.state) == ("Success", "False\n", "kept")
+
+
+def test_a_kernel_killed_while_idle_says_state_lost_at_the_next_call(open_session):
+    """The kernel dies between calls (a background thread exits the process): the next call
+    starts a fresh kernel and its result says state lost, with the reason."""
+    s = open_session()
+    s.run("import threading, time, os\nthreading.Thread(target=lambda: (time.sleep(0.5), os._exit(9))).start()")
+    import time
+
+    time.sleep(2)
+    r = s.run("print('fresh')")
+    assert (r.status, r.stdout, r.state) == ("Success", "fresh\n", "lost")
+    assert r.message == "state lost before this cell: the kernel died while idle (exit code 9)"
+
+
+def test_memory_limit_kills_the_kernel_and_is_reported(open_session):
+    """A cell allocating 1 GiB in a 256 MiB session: memory_exceeded, MemoryLimitExceeded, state lost;
+    the session keeps working."""
+    s = open_session(memory_limit_MB=256)
+    r = s.run("a = bytearray(1 << 30)\na[::4096] = b'x' * len(a[::4096])", timeout=30)
+    assert (r.memory_exceeded, r.state, r.error["ename"]) == (True, "lost", "MemoryLimitExceeded")
+    assert r.error["evalue"] == "the kernel was killed for exceeding the memory limit of 256 MiB"
+    assert s.run("print(1)").stdout == "1\n"
+
+
+def test_closed_session_is_not_found_naming_it(open_session):
+    """After close, a call raises SessionNotFound naming the id and why (closed)."""
+    s = open_session()
+    sid = s.session_id
+    s.close()
+    owner = s._owner
+    with pytest.raises(SessionNotFound) as e:
+        owner.run_session(sid, {"code": "1"}, s.endpoint)
+    assert sid in str(e.value) and "is closed (closed by its owner (DELETE)); its state is lost" in str(e.value)
+
+
+def test_code_over_the_size_limit_is_422(open_session):
+    """A cell over max_code_bytes (1 MiB) is rejected as a request error naming the field."""
+    s = open_session()
+    with pytest.raises(SandboxRequestError) as e:
+        s.run("#" * ((1 << 20) + 1))
+    assert e.value.status_code == 422 and "code: 1048577 bytes exceeds the limit of 1048576 bytes" in str(e.value)
+
+
+def test_session_cells_get_the_isolation_of_run_code(open_session, embedded):
+    """A session's kernel runs under the same child set-up as run_code: the same uid, its own
+    network namespace with loopback only, a run cgroup, the scrubbed environment keys."""
+    probe = ("import os, socket\n"
+             "print(os.getuid(), os.readlink('/proc/self/ns/net') != SERVER_NS, sorted(socket.if_nameindex()))\n"
+             "print(any('judgebox/run-' in l for l in open('/proc/self/cgroup')))\n"
+             "print(sorted(k for k in os.environ if k.startswith('JUDGEBOX') or k in ('PATH', 'HOME')))")
+    probe = probe.replace("SERVER_NS", repr(os.readlink("/proc/self/ns/net")))
+    session_out = open_session().run(probe).stdout
+    run_out = embedded.run_code({"code": probe, "language": "python"}).run_result.stdout
+    assert session_out == run_out
+    ids, cgroup, _ = session_out.splitlines()
+    assert ids.endswith(" True [(1, 'lo')]") and cgroup == "True"
+
+
+async def test_async_face_runs_sessions_concurrently(open_session):
+    """arun from an event loop: two sessions' cells run at once and return their own values."""
+    a, b = open_session(), open_session()
+    ra, rb = await asyncio.gather(a.arun("import time; time.sleep(1); print('a')"),
+                                  b.arun("import time; time.sleep(1); print('b')"))
+    assert (ra.stdout, rb.stdout) == ("a\n", "b\n")
+    await a.aclose()

@@ -1,0 +1,184 @@
+"""Sessions over HTTP: the routes, their errors, limits, the reaper, restarts and client stickiness.
+
+Real ``judgebox serve`` processes on loopback, real kernels, raw ``httpx`` where the wire matters.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+
+import httpx
+import pytest
+
+from sandbox import SandboxClient, SessionNotFound
+from sandbox.errors import SandboxUnavailable
+
+from tests.conftest import start_live_server
+from tests.sandbox.procs import children, open_fds
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def create(url: str, **body) -> dict:
+    r = httpx.post(f"{url}/sessions", json=body, timeout=120)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_routes_create_run_list_delete(live_server):
+    """POST /sessions -> id; POST /sessions/{id}/run -> the cell; GET lists it; DELETE closes it."""
+    info = create(live_server, memory_limit_MB=512, idle_timeout=60)
+    sid = info["session_id"]
+    assert (info["memory_limit_MB"], info["idle_timeout"], info["language"]) == (512, 60.0, "python")
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "x = 2\nx ** 10"}, timeout=60).json()
+    assert (r["status"], r["display"], r["error"], r["state"]) == ("Success", [{"text/plain": "1024"}], None, "kept")
+    listed = httpx.get(f"{live_server}/sessions").json()
+    assert listed["max_sessions"] == 64
+    assert [(s["session_id"], s["cells"]) for s in listed["sessions"] if s["session_id"] == sid] == [(sid, 1)]
+    assert httpx.delete(f"{live_server}/sessions/{sid}").json() == {"session_id": sid, "closed": True}
+    assert sid not in [s["session_id"] for s in httpx.get(f"{live_server}/sessions").json()["sessions"]]
+
+
+def test_unknown_and_malformed_ids_are_404_naming_them(live_server):
+    """An id never issued, and an id of this replica unknown to it, are 404s that name the id."""
+    r = httpx.post(f"{live_server}/sessions/nope/run", json={"code": "1"})
+    assert r.status_code == 404
+    assert r.json()["detail"] == ("session 'nope' is unknown: not a session id (<replica>-<boot>-<token>); "
+                                  "create a session with POST /sessions")
+    sid = create(live_server)["session_id"]
+    replica, boot, _ = sid.rsplit("-", 2)
+    other = f"{replica}-{boot}-{'0' * 24}"
+    r = httpx.delete(f"{live_server}/sessions/{other}")
+    assert r.status_code == 404
+    assert r.json()["detail"] == (f"session {other!r} is unknown on this server; its state is lost: "
+                                  "create a new session")
+    httpx.delete(f"{live_server}/sessions/{sid}")
+
+
+def test_bad_bodies_are_422_naming_the_field(live_server):
+    """language other than python, a negative memory limit, a non-positive timeout, an oversized cell."""
+    for body, field in (({"language": "cpp"}, "language"), ({"memory_limit_MB": -5}, "memory_limit_MB"),
+                        ({"idle_timeout": 0}, "idle_timeout")):
+        r = httpx.post(f"{live_server}/sessions", json=body)
+        assert r.status_code == 422 and field in r.text, r.text
+    sid = create(live_server)["session_id"]
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1", "timeout": -1})
+    assert r.status_code == 422 and "timeout" in r.text
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "#" * (2 << 20)})
+    assert r.status_code == 422
+    assert r.json()["detail"] == ("code: 2097152 bytes exceeds the limit of 1048576 bytes per cell "
+                                  "(max_code_bytes); send a shorter cell")
+    httpx.delete(f"{live_server}/sessions/{sid}")
+
+
+def test_max_sessions_is_504_with_retry_after_and_counted(live_server_factory):
+    """JUDGEBOX_MAX_SESSIONS=2: the third create is 504 + Retry-After and counted in /metrics;
+    closing one frees room."""
+    server = live_server_factory(env={"JUDGEBOX_MAX_SESSIONS": "2"})
+    a, _ = create(server.url)["session_id"], create(server.url)["session_id"]
+    r = httpx.post(f"{server.url}/sessions", json={}, timeout=60)
+    assert r.status_code == 504 and int(r.headers["Retry-After"]) >= 1
+    assert r.json()["detail"] == "2 live sessions (max_sessions=2)"
+    metrics = httpx.get(f"{server.url}/metrics").text
+    assert 'judgebox_rejections_total{reason="max_sessions"} 1.0' in metrics
+    assert "judgebox_sessions 2.0" in metrics
+    httpx.delete(f"{server.url}/sessions/{a}")
+    create(server.url)
+
+
+def test_idle_sessions_are_reaped_and_say_so(live_server):
+    """idle_timeout=1: the session is gone within a few seconds; its id's 404 says it was reaped."""
+    sid = create(live_server, idle_timeout=1)["session_id"]
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if sid not in [s["session_id"] for s in httpx.get(f"{live_server}/sessions").json()["sessions"]]:
+            break
+        time.sleep(0.2)
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1"})
+    assert r.status_code == 404
+    assert r.json()["detail"] == (f"session {sid!r} is closed (reaped after 1s idle (idle_timeout)); its state "
+                                  "is lost: create a new session")
+
+
+def test_a_session_holds_an_execution_slot_only_while_a_cell_runs(live_server_factory):
+    """--max-concurrency 1: two idle sessions do not block run_code; a running cell does (the
+    run_code waits for it)."""
+    server = live_server_factory("--max-concurrency", "1")
+    a, b = create(server.url)["session_id"], create(server.url)["session_id"]
+    body = {"code": "print(1)", "language": "python"}
+    start = time.monotonic()
+    r = httpx.post(f"{server.url}/run_code", json=body, timeout=60)
+    assert r.json()["run_result"]["stdout"] == "1\n" and time.monotonic() - start < 10
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        cell = pool.submit(httpx.post, f"{server.url}/sessions/{a}/run", json={"code": "import time; time.sleep(3)"},
+                           timeout=60)
+        time.sleep(1)
+        start = time.monotonic()
+        httpx.post(f"{server.url}/run_code", json=body, timeout=60)
+        assert time.monotonic() - start >= 1.5
+        assert cell.result().json()["status"] == "Success"
+    for sid in (a, b):
+        httpx.delete(f"{server.url}/sessions/{sid}")
+
+
+def test_a_restarted_server_says_the_session_was_lost(live_server_factory):
+    """The server restarts on the same port: the old id is a 404 saying so, the client raises
+    SessionNotFound, and the stopped server left no kernel behind."""
+    server = live_server_factory()
+    with SandboxClient(server.url) as client:
+        session = client.create_session()
+        session.run("x = 1")
+        server.stop()
+        restarted = start_live_server(port=server.port)
+        try:
+            with pytest.raises(SessionNotFound) as e:
+                session.run("print(x)")
+            assert str(e.value).endswith(f"HTTP 404: session {session.session_id!r} was created before this "
+                                         "server restarted; its state is lost: create a new session")
+        finally:
+            restarted.stop()
+
+
+def test_client_keeps_each_session_on_its_endpoint_and_never_reroutes(live_server_factory):
+    """Two endpoints: sessions spread over both, each session's calls stay where it was created;
+    when its endpoint dies the call is SandboxUnavailable, never replayed on the other."""
+    a = live_server_factory(env={"JUDGEBOX_POD_NAME": "replica-a"})
+    b = live_server_factory(env={"JUDGEBOX_POD_NAME": "replica-b"})
+    with SandboxClient([a.url, b.url], cooldown=60) as client:
+        sessions = [client.create_session() for _ in range(4)]
+        assert {s.endpoint for s in sessions} == {a.url, b.url}
+        for s in sessions:
+            pod = "replica-a" if s.endpoint == a.url else "replica-b"
+            assert s.session_id.startswith(f"{pod}-")
+            for i in range(3):
+                r = s.run(f"print({i})")
+                assert (r.stdout, r.executor_pod_name) == (f"{i}\n", pod)
+        on_a = [s for s in sessions if s.endpoint == a.url]
+        a.stop()
+        with pytest.raises(SandboxUnavailable) as e:
+            on_a[0].run("print('again')")
+        assert "never sent to another endpoint" in str(e.value)
+        assert "/run" not in b.log() or on_a[0].session_id not in b.log()
+        for s in sessions:
+            if s.endpoint == b.url:
+                s.close()
+
+
+def test_bug_120_server_children_and_fds_return_to_baseline(live_server_factory):
+    """12 sessions created, used (one timing out, one dying) and closed: the server's children and
+    fds are back at their baseline; no session is listed."""
+    server = live_server_factory()
+    pid = server.process.pid
+    with SandboxClient(server.url) as client:
+        warm = client.create_session()
+        warm.run("1")
+        warm.close()
+        base_fds, base_kids = open_fds(pid), children(pid)
+        for i in range(12):
+            with client.create_session() as s:
+                code = {3: "while True: pass", 7: "import os; os._exit(1)"}.get(i, "print(1)")
+                s.run(code, timeout=1)
+    assert httpx.get(f"{server.url}/sessions").json()["sessions"] == []
+    assert children(pid) == base_kids
+    assert open_fds(pid) - base_fds <= 4
