@@ -134,7 +134,7 @@ class ToolAgentLoop:
         self.tokenizer = tokenizer
         self.backend = backend
         self.tools = dict(tools) if isinstance(tools, Mapping) else {t.name: t for t in tools}
-        self.schemas = [t.get_openai_tool_schema().model_dump(exclude_none=True) for t in self.tools.values()]
+        self.schemas = [t.get_openai_tool_schema().to_openai() for t in self.tools.values()]
         self.score_fn = score_fn or code_score
         self.interaction = interaction
         self.tool_metrics = tool_metrics

@@ -211,7 +211,9 @@ def _rollout(args: argparse.Namespace) -> int:
 
         config = AgentLoopConfig(**settings)
     except ValidationError as exc:
-        raise UsageError(f"--config: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from None
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "config"
+        raise UsageError(f"--config: {where}: {error['msg']} (see agent.AgentLoopConfig)") from None
     problems, manifest = load_dataset(args.dataset, args.format)
     name = manifest.name if manifest else Path(args.dataset).name.split(".")[0]
     out = writable("--out", args.out or f"judgebox-results/{name}.rollout.jsonl", make_parent=True)

@@ -7,9 +7,10 @@ parameters, e.g. a structured-output constraint); ``None`` leaves that turn free
 list for every trajectory or ``{request_id: list}``. It records each request's prompt ids, params
 and result, so tests can check the prefix invariant and ``max_tokens``.
 
-``code_interpreter`` here runs code in the embedded sandbox (a stateless stand-in with the case
-files' schema) and counts executions; ``flaky_interpreter`` (same name and schema) hangs on
-``HANG``, raises on ``BOOM`` and otherwise echoes the code, in a killable worker process.
+``code_interpreter`` here runs code in the embedded sandbox (stateless, with the case files'
+schema; the production tool is ``agent.tools.CodeInterpreterTool``) and counts executions;
+``flaky_interpreter`` (same name and schema) blocks its thread on ``HANG`` ignoring cancellation,
+raises on ``BOOM`` and otherwise echoes the code (BUG-117).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ async def code_interpreter(code: str, timeout: Optional[int] = None, reset: Opti
     return text.rstrip("\n")
 
 
-@function_tool(name="code_interpreter", schema=SCHEMA, process=True)
+@function_tool(name="code_interpreter", schema=SCHEMA)
 def flaky_interpreter(code: str, timeout: Optional[int] = None, reset: Optional[bool] = None) -> str:
     """HANG: block forever ignoring cancellation; BOOM: raise; anything else: echoed."""
     if code == "HANG":

@@ -193,10 +193,10 @@ def test_bug112_aborted_attempt_is_discarded_and_retried(tiny_tokenizer, vllm_ba
 def test_bug112_max_tokens_is_clamped_to_the_context_left(tiny_tokenizer, vllm_backend, arun):
     tok = tiny_tokenizer
     messages = [{"role": "user", "content": "x" * 10}]
-    while len(tok.apply_chat_template(messages, tools=[SCHEMA], add_generation_prompt=True)["input_ids"]) < 4000:
-        messages[0]["content"] += " x"
     backend = Forced(vllm_backend, tok, ["ok"])
     loop = make_loop(tok, backend, max_model_len=4096, max_tokens_per_turn=512)
+    while len(loop.renderer.prompt(messages)) < 4000:
+        messages[0]["content"] += " x"
     out = arun(loop.run(messages, request_id="bug112b"))
     assert len(out.prompt_ids) == 4000
     assert backend.log[0]["params"]["max_tokens"] == 96
@@ -324,8 +324,7 @@ def test_bug122_length_is_an_overflow_score_not_a_parse_failure(tiny_tokenizer, 
     assert out.extra_fields["reward_info"]["format_error"] is False
     # (b) a finished answer that ends exactly at the context limit keeps its real reward
     final = "So \\boxed{12}"
-    prompt = len(tok.apply_chat_template(USER, tools=[SCHEMA], add_generation_prompt=True)["input_ids"])
-    limit = prompt + len(tok.encode(final)) + 1
+    limit = len(loop.renderer.prompt(USER)) + len(tok.encode(final)) + 1
     loop = make_loop(tok, Forced(vllm_backend, tok, [final]), score_fn=answer_score, failed_parse_reward=-1,
                      overflow_reward=0, max_model_len=limit)
     out = arun(loop.run(USER, ground_truth="12", request_id="bug122b"))
