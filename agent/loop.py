@@ -43,8 +43,9 @@ log = logging.getLogger(__name__)
 
 TRUNCATED_TURN = "error: your last message hit the token limit; no tool was run"
 
-#: An interaction: the transcript so far -> the user's reply, or ``None`` to end the trajectory.
-Interaction = Callable[[list[dict]], Awaitable[Optional[str]]]
+#: An interaction (verl's ``generate_response`` in one callable): the transcript so far -> the user's
+#: reply, ``(reply, terminate)`` to append a last reply and end, or ``None`` to end the trajectory.
+Interaction = Callable[[list[dict]], Awaitable[Union[str, tuple[str, bool], None]]]
 
 
 class AgentState(enum.Enum):
@@ -248,15 +249,16 @@ class ToolAgentLoop:
         traj.messages.append(traj.assistant)
         traj.counts["tool_calls_parsed"] += len(turn.calls)
         traj.counts["parse_errors"] += len(turn.errors)
+        last_turn = cfg.max_assistant_turns is not None and traj.assistant_turns >= cfg.max_assistant_turns
         if traj.truncated:
             traj.counts["truncated_turns"] += 1
-            if not (traj.calls or traj.errors):
+            if not (traj.calls or traj.errors) or last_turn:
                 traj.counts["response_truncated"] = 1
                 return self._end(traj, "length")
             traj.calls, traj.errors = [], [TRUNCATED_TURN]
             return await self._observe(traj, [{"role": "tool", "content": TRUNCATED_TURN}], next_state=AgentState.GENERATING)
-        if traj.calls or traj.errors:
-            if cfg.max_tool_rounds is not None and traj.tool_rounds >= cfg.max_tool_rounds:
+        if traj.calls or traj.errors:  # results no generation would read are not run (verl's order)
+            if last_turn or (cfg.max_tool_rounds is not None and traj.tool_rounds >= cfg.max_tool_rounds):
                 return self._end(traj, "max_turns")
             return AgentState.PROCESSING_TOOLS
         if self.interaction is not None and (cfg.max_user_turns is None or traj.user_turns < cfg.max_user_turns):
@@ -286,10 +288,12 @@ class ToolAgentLoop:
 
     async def _interacting(self, traj: Trajectory, tt: Any, params: dict) -> AgentState:
         reply = await self.interaction(traj.messages)
+        reply, terminate = reply if isinstance(reply, tuple) else (reply, False)
         if reply is None:
             return self._end(traj, "completed")
         traj.user_turns += 1
-        return await self._observe(traj, [{"role": "user", "content": reply}], next_state=AgentState.GENERATING)
+        state = await self._observe(traj, [{"role": "user", "content": reply}], next_state=AgentState.GENERATING)
+        return self._end(traj, "completed") if terminate and state is AgentState.GENERATING else state
 
     # ------------------------------------------------------------------------------ helpers
 

@@ -293,13 +293,13 @@ def test_bug121_score_reads_the_last_assistant_turn_only(tiny_tokenizer, vllm_ba
     tok = tiny_tokenizer
 
     async def doubt(msgs):
-        return "Are you sure? #### 70"
+        return "Are you sure? #### 70", True  # the reply ends the episode (verl's should_terminate)
 
     # the answer is forced with a structured-output constraint (xgrammar choice; passes through the loop)
     choice = {"structured_outputs": {"choice": ["#### 72"]}, "temperature": 1.0,
               "allowed_token_ids": sorted(set(tok.encode("#### 72")) | {IM_END})}
     loop = make_loop(tok, Forced(vllm_backend, tok, [choice]), tools=(), score_fn=answer_score,
-                     interaction=doubt, max_user_turns=1, max_assistant_turns=1)
+                     interaction=doubt, max_user_turns=1)
     out = arun(loop.run([{"role": "user", "content": "…put the answer after ####"}], ground_truth="72",
                         request_id="bug121a"))
     assert [m["role"] for m in out.messages] == ["user", "assistant", "user"]
