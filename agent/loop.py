@@ -43,8 +43,9 @@ log = logging.getLogger(__name__)
 
 TRUNCATED_TURN = "error: your last message hit the token limit; no tool was run"
 
-#: An interaction: the transcript so far -> the user's reply, or ``None`` to end the trajectory.
-Interaction = Callable[[list[dict]], Awaitable[Optional[str]]]
+#: An interaction (verl's ``generate_response`` in one callable): the transcript so far -> the user's
+#: reply, ``(reply, terminate)`` to append a last reply and end, or ``None`` to end the trajectory.
+Interaction = Callable[[list[dict]], Awaitable[Union[str, tuple[str, bool], None]]]
 
 
 class AgentState(enum.Enum):
@@ -134,7 +135,7 @@ class ToolAgentLoop:
         self.tokenizer = tokenizer
         self.backend = backend
         self.tools = dict(tools) if isinstance(tools, Mapping) else {t.name: t for t in tools}
-        self.schemas = [t.get_openai_tool_schema().model_dump(exclude_none=True) for t in self.tools.values()]
+        self.schemas = [t.get_openai_tool_schema().to_openai() for t in self.tools.values()]
         self.score_fn = score_fn or code_score
         self.interaction = interaction
         self.tool_metrics = tool_metrics
@@ -151,7 +152,8 @@ class ToolAgentLoop:
 
     async def run(self, messages: list[dict], *, ground_truth: Any = None, info: Optional[dict] = None,
                   request_id: Optional[str] = None, sampling_params: Optional[dict] = None,
-                  tools_kwargs: Optional[Mapping[str, dict]] = None, **sample_kwargs: Any) -> AgentLoopOutput:
+                  tools_kwargs: Optional[Mapping[str, dict]] = None, score_fn: Optional[ScoreFn] = None,
+                  **sample_kwargs: Any) -> AgentLoopOutput:
         """Run one trajectory to its end and score it.
 
         Args:
@@ -162,6 +164,7 @@ class ToolAgentLoop:
             sampling_params: backend sampling parameters; ``sample_kwargs`` are merged into them
                 (``temperature=1.0, seed=3, logprobs=0``, ``structured_outputs={...}``).
             tools_kwargs: ``{tool name: create kwargs}`` (verl's ``tools_kwargs[name]["create_kwargs"]``).
+            score_fn: this trajectory's scorer (default: the loop's).
 
         Returns:
             the :class:`agent.output.AgentLoopOutput`; ``extra_fields["stop_reason"]`` says how it
@@ -185,7 +188,8 @@ class ToolAgentLoop:
             while state is not AgentState.TERMINATED:
                 state = await self.handlers[state](traj, tt, params)
             rewards = await tt.calc_rewards() if self.tools else {}
-        return await self._finish(traj, ground_truth, info or {}, rewards, time.perf_counter() - start)
+        return await self._finish(traj, score_fn or self.score_fn, ground_truth, info or {}, rewards,
+                                  time.perf_counter() - start)
 
     # ------------------------------------------------------------------------------ handlers
 
@@ -245,15 +249,16 @@ class ToolAgentLoop:
         traj.messages.append(traj.assistant)
         traj.counts["tool_calls_parsed"] += len(turn.calls)
         traj.counts["parse_errors"] += len(turn.errors)
+        last_turn = cfg.max_assistant_turns is not None and traj.assistant_turns >= cfg.max_assistant_turns
         if traj.truncated:
             traj.counts["truncated_turns"] += 1
-            if not (traj.calls or traj.errors):
+            if not (traj.calls or traj.errors) or last_turn:
                 traj.counts["response_truncated"] = 1
                 return self._end(traj, "length")
             traj.calls, traj.errors = [], [TRUNCATED_TURN]
             return await self._observe(traj, [{"role": "tool", "content": TRUNCATED_TURN}], next_state=AgentState.GENERATING)
-        if traj.calls or traj.errors:
-            if cfg.max_tool_rounds is not None and traj.tool_rounds >= cfg.max_tool_rounds:
+        if traj.calls or traj.errors:  # results no generation would read are not run (verl's order)
+            if last_turn or (cfg.max_tool_rounds is not None and traj.tool_rounds >= cfg.max_tool_rounds):
                 return self._end(traj, "max_turns")
             return AgentState.PROCESSING_TOOLS
         if self.interaction is not None and (cfg.max_user_turns is None or traj.user_turns < cfg.max_user_turns):
@@ -283,10 +288,12 @@ class ToolAgentLoop:
 
     async def _interacting(self, traj: Trajectory, tt: Any, params: dict) -> AgentState:
         reply = await self.interaction(traj.messages)
+        reply, terminate = reply if isinstance(reply, tuple) else (reply, False)
         if reply is None:
             return self._end(traj, "completed")
         traj.user_turns += 1
-        return await self._observe(traj, [{"role": "user", "content": reply}], next_state=AgentState.GENERATING)
+        state = await self._observe(traj, [{"role": "user", "content": reply}], next_state=AgentState.GENERATING)
+        return self._end(traj, "completed") if terminate and state is AgentState.GENERATING else state
 
     # ------------------------------------------------------------------------------ helpers
 
@@ -336,12 +343,12 @@ class ToolAgentLoop:
         traj.stop_reason = reason
         return AgentState.TERMINATED
 
-    async def _finish(self, traj: Trajectory, ground_truth: Any, info: dict, tool_rewards: dict,
-                      wall: float) -> AgentLoopOutput:
+    async def _finish(self, traj: Trajectory, score_fn: ScoreFn, ground_truth: Any, info: dict,
+                      tool_rewards: dict, wall: float) -> AgentLoopOutput:
         started = time.perf_counter()
         final_text = self.parser.parse(traj.last_text).content if traj.last_turn is not None else ""
         reward, reward_info = await score_trajectory(
-            self.score_fn, self.config, stop_reason=traj.stop_reason, failure=traj.failure,
+            score_fn, self.config, stop_reason=traj.stop_reason, failure=traj.failure,
             final_text=final_text, ground_truth=ground_truth, info=info, step_rewards=traj.step_rewards)
         traj.timing["score_s"] = time.perf_counter() - started
         metrics = {**traj.timing, "wall_s": wall + traj.timing["score_s"], "num_requests": len(traj.requests)}

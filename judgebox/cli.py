@@ -1,13 +1,14 @@
 """``judgebox`` console script. Each subcommand lives in the package it drives and is imported lazily.
 
 Subcommands: ``serve`` (the sandbox HTTP server), ``eval`` (score samples of a dataset, pass@k),
-``datasets`` (list the dataset manifests and what is available locally) and ``data convert`` (write a
+``rollout`` (generate scored agent trajectories with a model: tool calls, pass@k), ``datasets`` (list the dataset manifests and what is available locally) and ``data convert`` (write a
 dataset as verl parquet rows).
 
 Exit status: 0 done; 1 a usage or input error (one line on stderr naming the argument, the path, the
 reason and the fix), or a sandbox that cannot apply the isolation it promises (see ``--isolation``);
 2 ``eval`` finished but infrastructure errors remain (run it again to score those samples);
 128 + the signal number (130 Ctrl-C, 143 SIGTERM) ``eval`` was interrupted, its results kept.
+``rollout`` uses the same statuses.
 """
 
 from __future__ import annotations
@@ -177,6 +178,121 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _json_arg(flag: str, text: Optional[str]) -> dict:
+    import json
+
+    if not text:
+        return {}
+    try:
+        value = json.loads(Path(text[1:]).read_text() if text.startswith("@") else text)
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"{flag} {text!r}: not a JSON object ({exc}); e.g. '{{\"temperature\": 0.6}}' or @file.json")
+    if not isinstance(value, dict):
+        raise UsageError(f"{flag} {text!r}: must be a JSON object")
+    return value
+
+
+def _rollout(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from pydantic import ValidationError
+
+    from agent.rollout import Rollout
+    from reward.evaluate import Evaluation
+    from reward.loaders import load_dataset
+    from reward.report import print_table, write_summary
+    from sandbox import SandboxClient
+
+    sampling = _json_arg("--sampling-params", args.sampling_params)
+    settings = _json_arg("--config", args.config)
+    if args.tools == "none":
+        settings.setdefault("max_assistant_turns", 1)
+        tools = []
+    else:
+        from agent.tools import load_tools
+
+        tools = load_tools(readable("--tools", args.tools, "give a tool config YAML (verl format) or 'none'"))
+    if args.max_model_len is not None:
+        settings.setdefault("max_model_len", args.max_model_len)
+    try:
+        from agent.config import AgentLoopConfig
+
+        config = AgentLoopConfig(**settings)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "config"
+        raise UsageError(f"--config: {where}: {error['msg']} (see agent.AgentLoopConfig)") from None
+    problems, manifest = load_dataset(args.dataset, args.format)
+    name = manifest.name if manifest else Path(args.dataset).name.split(".")[0]
+    out = writable("--out", args.out or f"judgebox-results/{name}.rollout.jsonl", make_parent=True)
+    if args.summary:
+        writable("--summary", args.summary)
+    if args.backend == "openai" and not args.base_url:
+        raise UsageError("--backend openai needs --base-url URL (repeatable)")
+
+    from transformers import AutoTokenizer
+
+    from agent.loop import ToolAgentLoop
+
+    tokenizer = AutoTokenizer.from_pretrained(args.tokenizer or args.model)
+
+    async def run():
+        backend = _backend(args, config)
+        try:
+            loop = ToolAgentLoop(config, tokenizer, backend, tools=tools)
+            evaluation = Evaluation(problems, out, client=SandboxClient(args.sandbox_url or None),
+                                    retries=args.retries, dataset=name)
+            rollout = Rollout(problems, loop, out, n=args.n, sampling_params=sampling, evaluation=evaluation,
+                              concurrency=args.concurrency, system=args.system, dataset=name)
+            done, pending = rollout.plan()
+            if done:
+                print(f"resuming from {out}: keeping {len(rollout.keys()) - len(pending)} of "
+                      f"{len(rollout.keys())} trajectories; running {len(pending)}")
+            return await rollout.run(args.k, progress=not args.no_progress)
+        finally:
+            if hasattr(backend, "shutdown"):
+                backend.shutdown()
+            elif hasattr(backend, "aclose"):
+                await backend.aclose()
+
+    try:
+        summary = asyncio.run(until_terminated(run()))
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
+        print(f"\ninterrupted ({signum.name}): trajectories so far are in {out}; run the same command to resume",
+              flush=True)
+        return 128 + signum
+    print_table(summary)
+    print(f"stop reasons: {summary.stop_reasons}; tool calls per trajectory: "
+          f"{summary.tool_calls_per_trajectory:.2f}; parse errors: {summary.parse_errors}; "
+          f"tool errors: {summary.tool_errors}; tool timeouts: {summary.tool_timeouts}")
+    print(f"trajectories: {out}")
+    if args.summary:
+        write_summary(summary, Path(args.summary))
+        print(f"summary: {args.summary}")
+    if summary.excluded.get("infra_error"):
+        print(f"{summary.excluded['infra_error']} trajectories hit infrastructure errors (aborted generation or "
+              "sandbox) and are not in pass@k; re-run to redo them")
+        return 2
+    return 0
+
+
+def _backend(args: argparse.Namespace, config):
+    """The generation backend named by ``--backend``."""
+    if args.backend == "vllm":
+        from agent.backends import VLLMBackend
+
+        kwargs = {"max_model_len": config.max_model_len} if config.max_model_len else {}
+        return VLLMBackend.from_model(args.model, **kwargs, **_json_arg("--engine-args", args.engine_args))
+    if args.backend == "openai":
+        from agent.backends import OpenAIBackend
+
+        return OpenAIBackend(args.base_url, args.served_model_name or args.model)
+    from agent.backends import HFBackend
+
+    return HFBackend.from_model(args.model, max_model_len=config.max_model_len)
+
+
 def _datasets(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -250,6 +366,37 @@ def build_parser() -> argparse.ArgumentParser:
                     help="stop a sample's tests at its first failure (faster, less per-test detail)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.set_defaults(func=_eval)
+
+    ro = sub.add_parser("rollout", help="generate scored agent trajectories (tool calls, pass@k) with a model")
+    ro.add_argument("dataset", help="a dataset name (see `judgebox datasets`) or a data file path")
+    ro.add_argument("--format", help="loader format for a data file path (e.g. humaneval, mbpp, apps)")
+    ro.add_argument("--model", required=True, help="model directory or name (its tokenizer renders prompts)")
+    ro.add_argument("--tokenizer", help="tokenizer directory (default: --model)")
+    ro.add_argument("--backend", choices=["vllm", "openai", "hf"], default="vllm",
+                    help="vllm: AsyncLLM in this process (default); openai: servers at --base-url; hf: transformers")
+    ro.add_argument("--base-url", action="append", default=[],
+                    help="OpenAI-compatible server root (repeatable; trajectories stick to one)")
+    ro.add_argument("--served-model-name", help="the model name the servers expect (default: --model)")
+    ro.add_argument("--n", type=int, default=1, help="trajectories per problem (default 1)")
+    ro.add_argument("--tools", default="none",
+                    help="tool config YAML (e.g. configs/tools/code_interpreter.yaml) or 'none' (plain sampling)")
+    ro.add_argument("--sampling-params", help="JSON object (or @file) of sampling parameters, "
+                                              "e.g. '{\"temperature\": 0.6, \"top_p\": 0.95, \"seed\": 0}'")
+    ro.add_argument("--config", help="JSON object (or @file) of AgentLoopConfig keys, e.g. "
+                                     "'{\"max_tool_rounds\": 4, \"max_tokens_per_turn\": 1024}'")
+    ro.add_argument("--max-model-len", type=int, help="the engine's context in tokens (AgentLoopConfig.max_model_len)")
+    ro.add_argument("--engine-args", help="JSON object of extra vllm.AsyncEngineArgs (vllm backend)")
+    ro.add_argument("--system", help="a system message put before each prompt")
+    ro.add_argument("--out", help="trajectories jsonl, appended and resumed "
+                                  "(default: judgebox-results/DATASET.rollout.jsonl)")
+    ro.add_argument("--summary", help="write the summary JSON here")
+    ro.add_argument("--sandbox-url", action="append", default=[],
+                    help="sandbox base URL for judging (repeatable); default: the embedded sandbox")
+    ro.add_argument("--concurrency", type=int, default=64, help="trajectories in flight (default 64)")
+    ro.add_argument("--k", type=_ks, default=[1], help="pass@k budgets (default 1)")
+    ro.add_argument("--retries", type=int, default=2, help="extra judging attempts on infrastructure errors")
+    ro.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ro.set_defaults(func=_rollout)
 
     ds = sub.add_parser("datasets", help="list dataset manifests and which are available locally")
     ds.set_defaults(func=_datasets)

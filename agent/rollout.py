@@ -1,0 +1,175 @@
+"""The runner behind ``judgebox rollout``: n scored trajectories per problem, written as they finish.
+
+Each problem's prompt becomes one user message (as ``judgebox data convert`` writes it); each of
+its ``n`` trajectories runs through :class:`agent.ToolAgentLoop`, then the final assistant turn is
+judged with the problem's TestSpec by ``reward/evaluate.py``'s own machinery
+(:meth:`reward.evaluate.Evaluation.judge_sample`: the completion becomes the candidate program,
+infrastructure errors are retried). One jsonl line per trajectory, flushed and fsynced: the
+:class:`agent.AgentLoopOutput` fields plus ``task_id``, ``sample_index`` (= ``sample_id``, so
+``judgebox eval``'s loaders read it) and the judgement's fields (``verdict``, ``passed``, ...).
+
+Resumable like ``judgebox eval``: a re-run keeps every trajectory already written and runs only the
+missing ones plus those that ended ``infra_error`` (an aborted generation or an unavailable
+sandbox: not final). The summary has ``judgebox eval``'s keys (``pass_at_k``, ``verdicts``, ...)
+plus ``stop_reasons``, ``tool_calls_per_trajectory``, ``parse_errors``, ``tool_errors``,
+``tool_timeouts`` and ``mean_reward``. ``tools=()`` is plain sampling: one turn per trajectory, so
+the summary is the model's offline pass@k.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from pydantic import Field
+
+from agent.loop import ToolAgentLoop
+from reward.evaluate import Evaluation, Sample, load_results
+from reward.loaders import Problem
+from reward.report import EvalSummary, summarize
+from reward.verdict import Verdict
+
+
+class RolloutSummary(EvalSummary):
+    """``judgebox eval``'s summary plus the agent's counters (totals over trajectories with a result)."""
+
+    stop_reasons: dict[str, int] = Field(default_factory=dict, description="trajectories per stop reason")
+    tool_calls_per_trajectory: float = Field(0.0, description="tool calls executed, mean per trajectory")
+    parse_errors: int = Field(0, description="malformed tool calls")
+    tool_errors: int = Field(0, description="tool calls that ended in an error (timeouts not included)")
+    tool_timeouts: int = Field(0, description="tool calls that timed out")
+    mean_reward: Optional[float] = Field(None, description="mean reward_score over scored trajectories")
+
+
+def prompt_messages(problem: Problem, system: Optional[str] = None) -> list[dict]:
+    """The chat messages of a problem: an optional system message, then its prompt as the user's."""
+    return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": problem.prompt}]
+
+
+class Rollout:
+    """Trajectories of one dataset into a jsonl, with their judgement and a summary.
+
+    Args:
+        problems: the dataset (problems without usable tests are skipped).
+        loop: the agent loop (its tokenizer, backend, tools and config).
+        out_path: the trajectories jsonl (created, or resumed).
+        n: trajectories per problem.
+        sampling_params: backend sampling parameters; a ``seed`` is offset by the trajectory's
+            global index so the n samples differ.
+        evaluation: judges final answers (default: an :class:`reward.evaluate.Evaluation` on the
+            embedded sandbox); its ``concurrency`` is unused here.
+        concurrency: trajectories in flight at once.
+        system: a system message before each prompt.
+        dataset: the name in the summary.
+
+    Raises:
+        ValueError: ``n < 1`` or ``concurrency < 1``.
+    """
+
+    def __init__(self, problems: list[Problem], loop: ToolAgentLoop, out_path: Path, *, n: int = 1,
+                 sampling_params: Optional[dict] = None, evaluation: Optional[Evaluation] = None,
+                 concurrency: int = 64, system: Optional[str] = None, dataset: str = "dataset") -> None:
+        if n < 1 or concurrency < 1:
+            raise ValueError(f"--n and --concurrency must be >= 1; got {n} and {concurrency}")
+        self.problems = [p for p in problems if p.spec is not None]
+        self.all_task_ids = [p.task_id for p in problems]
+        self.loop = loop
+        self.out_path = Path(out_path)
+        self.n = n
+        self.sampling_params = dict(sampling_params or {})
+        self.evaluation = evaluation or Evaluation(problems, self.out_path, dataset=dataset)
+        self.concurrency = concurrency
+        self.system = system
+        self.dataset = dataset
+
+    def keys(self) -> list[tuple[str, int]]:
+        """Every ``(task_id, sample_index)`` of the run, in order."""
+        return [(p.task_id, i) for p in self.problems for i in range(self.n)]
+
+    def plan(self) -> tuple[dict, list[tuple[str, int]]]:
+        """``(records already written, keys to run)``: missing ones and ``infra_error`` ones."""
+        done = load_results(self.out_path)
+        pending = [k for k in self.keys() if k not in done or done[k]["verdict"] == Verdict.infra_error.value]
+        return done, pending
+
+    async def trajectory(self, problem: Problem, index: int, ordinal: int) -> dict[str, Any]:
+        """Run, judge and return the record of one trajectory."""
+        params = dict(self.sampling_params)
+        if params.get("seed") is not None:
+            params["seed"] = int(params["seed"]) + ordinal
+        judged: dict[str, Any] = {}
+
+        async def judge(final_text: str, ground_truth: Any, **info: Any) -> dict:
+            row = await self.evaluation.judge_sample(Sample(task_id=problem.task_id, sample_id=index,
+                                                            completion=final_text))
+            judged.update(row)
+            unknown = row["verdict"] in (Verdict.infra_error.value, Verdict.test_data_error.value)
+            return {"score": None if unknown else (1.0 if row["passed"] else 0.0), "infra_error": unknown,
+                    "verdict": row["verdict"], "pass_rate": row["pass_rate"], "format_error": not final_text.strip()}
+
+        out = await self.loop.run(prompt_messages(problem, self.system), request_id=f"{problem.task_id}#{index}",
+                                  sampling_params=params, score_fn=judge)
+        stop = out.extra_fields["stop_reason"]
+        if not judged and stop != "aborted":  # reward decided by policy (overflow): still judge the text
+            text = out.messages[-1].get("content", "") if out.messages and out.messages[-1]["role"] == "assistant" else ""
+            await judge(text, None)
+        if stop == "aborted":
+            judged = {"verdict": Verdict.infra_error.value, "passed": False, "n_passed": 0, "n_total": 0,
+                      "pass_rate": None, "message": out.extra_fields.get("failure", "aborted")}
+        record = out.model_dump(mode="json")
+        record.update({k: v for k, v in judged.items() if k not in ("sample_id", "task_id")})
+        record.update(task_id=problem.task_id, sample_index=index, sample_id=index)
+        return record
+
+    async def run(self, ks: Iterable[int] = (1,), progress: bool = True) -> RolloutSummary:
+        """Run every pending trajectory, appending records as they finish; return the summary."""
+        from tqdm import tqdm
+
+        done, pending = self.plan()
+        by_id = {p.task_id: p for p in self.problems}
+        order = {k: i for i, k in enumerate(self.keys())}
+        start = time.perf_counter()
+        bar = tqdm(total=len(order), initial=len(order) - len(pending), unit="traj", disable=not progress,
+                   desc=self.dataset, dynamic_ncols=True)
+        semaphore = asyncio.Semaphore(self.concurrency)
+        self.out_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.out_path, "a", encoding="utf-8") as out:
+            async def one(key: tuple[str, int]) -> None:
+                async with semaphore:
+                    record = await self.trajectory(by_id[key[0]], key[1], order[key])
+                out.write(json.dumps(record) + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+                done[key] = record
+                bar.update(1)
+
+            try:
+                await asyncio.gather(*(one(k) for k in pending))
+            finally:
+                bar.close()
+        wall = time.perf_counter() - start
+        summary = self.summary(ks, done, wall_time_s=wall)
+        summary.samples_per_s = len(pending) / wall if wall > 0 else None
+        return summary
+
+    def summary(self, ks: Iterable[int], records: Optional[dict] = None,
+                wall_time_s: Optional[float] = None) -> RolloutSummary:
+        """The summary of the run's records (read from the jsonl when not given)."""
+        records = load_results(self.out_path) if records is None else records
+        rows = [records[k] for k in self.keys() if k in records]
+        base = summarize(self.dataset, self.all_task_ids, rows, ks, n_pending=len(self.keys()) - len(rows),
+                         wall_time_s=wall_time_s)
+        extra = [r.get("extra_fields", {}) for r in rows]
+        rewards = [r["reward_score"] for r in rows if r.get("reward_score") is not None]
+        return RolloutSummary(
+            **base.model_dump(), stop_reasons=dict(Counter(e.get("stop_reason") for e in extra)),
+            tool_calls_per_trajectory=sum(e.get("tool_calls", 0) for e in extra) / len(rows) if rows else 0.0,
+            parse_errors=sum(e.get("parse_errors", 0) for e in extra),
+            tool_errors=sum(e.get("tool_errors", 0) for e in extra),
+            tool_timeouts=sum(e.get("tool_timeouts", 0) for e in extra),
+            mean_reward=sum(rewards) / len(rewards) if rewards else None)

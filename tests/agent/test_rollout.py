@@ -1,0 +1,82 @@
+"""``judgebox rollout``: trajectories of a dataset, judged by the eval machinery, resumable.
+
+On the session vLLM engine with the real ``code_interpreter`` (forced turns: one call, then a final
+answer), and the CLI end to end with the transformers backend (plain sampling, ``--tools none``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.config import AgentLoopConfig
+from agent.loop import ToolAgentLoop
+from agent.rollout import Rollout
+from agent.tools import load_tools
+from judgebox.cli import main
+from reward.loaders import load_problems
+from tests.agent.loop_helpers import Forced, call
+
+ROOT = Path(__file__).resolve().parents[2]
+ANSWER = "Here it is:\n```python\ndef add(a, b):\n    return a + b\n```"
+
+
+def mbpp_file(tmp_path: Path) -> Path:
+    rows = [{"task_id": 1, "text": "Write a function add(a, b).", "test_list": ["assert add(1, 2) == 3"]},
+            {"task_id": 2, "text": "Write a function sub(a, b).", "test_list": ["assert sub(3, 2) == 1"]}]
+    path = tmp_path / "tiny-mbpp.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_rollout_scores_the_final_turn_with_the_judge_and_resumes(tmp_path, tiny_tokenizer, vllm_backend, arun):
+    problems = load_problems(mbpp_file(tmp_path), "mbpp")
+    tools = load_tools(ROOT / "configs/tools/code_interpreter.yaml")
+    backend = Forced(vllm_backend, tiny_tokenizer, [call("code_interpreter", code="print(6 * 7)"), ANSWER])
+    loop = ToolAgentLoop(AgentLoopConfig(max_tool_rounds=2, tool_timeout_s=60), tiny_tokenizer, backend, tools=tools)
+    out = tmp_path / "traj.jsonl"
+    summary = arun(Rollout(problems, loop, out, n=2, dataset="tiny-mbpp").run(ks=[1], progress=False))
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted((r["task_id"], r["sample_index"]) for r in records) == [("1", 0), ("1", 1), ("2", 0), ("2", 1)]
+    by_task = {r["task_id"]: r for r in records}
+    assert by_task["1"]["verdict"] == "accepted" and by_task["1"]["reward_score"] == 1.0
+    assert by_task["2"]["verdict"] != "accepted" and by_task["2"]["reward_score"] == 0.0
+    tool_out = [m["content"] for m in by_task["1"]["messages"] if m["role"] == "tool"]
+    assert len(tool_out) == 1 and "42" in tool_out[0]
+    assert summary.pass_at_k == {"pass@1": 0.5} and summary.n_samples == 4
+    assert summary.stop_reasons == {"completed": 4} and summary.tool_calls_per_trajectory == 1.0
+    assert summary.parse_errors == summary.tool_errors == summary.tool_timeouts == 0
+    # resumable: a re-run keeps every record; a lost line is the only trajectory run again
+    rollout = Rollout(problems, loop, out, n=2, dataset="tiny-mbpp")
+    assert rollout.plan()[1] == []
+    out.write_text("".join(line + "\n" for line in out.read_text().splitlines()[:3]))
+    rollout = Rollout(problems, loop, out, n=2, dataset="tiny-mbpp")
+    assert len(rollout.plan()[1]) == 1
+    assert arun(rollout.run(ks=[1], progress=False)).n_samples == 4
+    assert len(out.read_text().splitlines()) == 4
+
+
+def test_cli_rollout_plain_sampling_is_offline_pass_at_k(tmp_path, tiny_model, capsys):
+    out, summary = tmp_path / "t.jsonl", tmp_path / "s.json"
+    code = main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
+                 "--backend", "hf", "--n", "2", "--tools", "none", "--no-progress",
+                 "--sampling-params", '{"temperature": 1.0, "seed": 0}', "--config", '{"max_tokens_per_turn": 6}',
+                 "--out", str(out), "--summary", str(summary)])
+    assert code == 0
+    data = json.loads(summary.read_text())
+    for key in ("pass_at_k", "verdicts", "excluded", "n_samples", "problems", "stop_reasons",
+                "tool_calls_per_trajectory", "parse_errors", "tool_errors", "tool_timeouts"):
+        assert key in data
+    assert data["n_samples"] == 4 and data["pass_at_k"] == {"pass@1": 0.0}
+    assert data["tool_calls_per_trajectory"] == 0.0 and sum(data["stop_reasons"].values()) == 4
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {(r["task_id"], r["sample_index"]) for r in records} == {("1", 0), ("1", 1), ("2", 0), ("2", 1)}
+    assert all(r["num_turns"] == 2 and len(r["response_ids"]) <= 6 for r in records)
+    # bad config key: a usage error naming it
+    with pytest.raises(SystemExit) as exit_:
+        main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
+              "--backend", "hf", "--config", '{"max_tool_call": 1}', "--out", str(out)])
+    assert exit_.value.code == 1
+    assert "--config: max_tool_call: Extra inputs are not permitted" in capsys.readouterr().err
