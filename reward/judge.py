@@ -20,6 +20,7 @@ Rules (each pinned by a test in ``tests/reward``):
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import logging
@@ -302,7 +303,14 @@ class _Judging:
             return Verdict.runtime_error
         case = self.spec.stdio[i]
         out = run.stdout or ""
-        if run.stdout_truncated:
+        if self.spec.output_file:
+            written = run.files.get(self.spec.output_file)
+            if written is None:
+                res.stderr = (res.stderr + f"\n[judgebox] the program did not write the output file "
+                              f"{self.spec.output_file!r}").strip()
+                return Verdict.wrong_answer
+            out = base64.b64decode(written).decode("utf-8", "replace")
+        elif run.stdout_truncated:
             return self.truncated_verdict(len(out.encode()), len(case.expected.encode()), res)
         if self.needs_program_checker:
             self._stdout[i] = out

@@ -19,6 +19,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .languages import CPP_STD
+
 #: Every language name SandboxFusion accepts. A valid name whose toolchain is not installed returns
 #: ``SandboxError`` (not HTTP 422); a name outside this list is a malformed request (HTTP 422).
 SANDBOX_FUSION_LANGUAGES = (
@@ -129,6 +131,17 @@ class RunCodeRequest(_Request):
     args: list[str] = Field(
         default_factory=list, description="extra command-line arguments of the run step (SandboxFusion: pytest's)"
     )
+    cpp_std: Optional[str] = Field(
+        None, description="judgebox extension: the C++ standard, g++ -std=VALUE (c++17, gnu++20, ...); "
+                          "None = gnu++20")
+
+    @field_validator("cpp_std")
+    @classmethod
+    def _check_cpp_std(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not CPP_STD.match(v):
+            raise ValueError(f"cpp_std: {v!r} is not a g++ -std value; use e.g. 'c++17', 'gnu++17', 'c++20' "
+                             "or 'gnu++20'")
+        return v
 
 
 class TestCaseInput(BaseModel):
@@ -137,11 +150,21 @@ class TestCaseInput(BaseModel):
     model_config = ConfigDict(extra="ignore")
     stdin: Optional[str] = None
     files: dict[str, Optional[str]] = Field(default_factory=dict)
+    fetch_files: list[str] = Field(
+        default_factory=list, description="judgebox extension: relative paths removed before this case "
+                                          "runs and returned (base64) in its run result's files")
 
     @field_validator("files")
     @classmethod
     def _check_files(cls, v: dict[str, Optional[str]]) -> dict[str, Optional[str]]:
         decode_files(v, "cases[].files")
+        return v
+
+    @field_validator("fetch_files")
+    @classmethod
+    def _check_fetch(cls, v: list[str]) -> list[str]:
+        for p in v:
+            validate_relative_path(p, "cases[].fetch_files")
         return v
 
 
@@ -170,6 +193,8 @@ class CommandRunResult(BaseModel):
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     memory_exceeded: bool = False
+    files: dict[str, str] = Field(default_factory=dict, description="the case's fetch_files found after "
+                                                                    "the run: path -> base64 content")
 
 
 class RunCodeResponse(BaseModel):

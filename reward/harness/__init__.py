@@ -12,13 +12,15 @@
 
 from __future__ import annotations
 
+import base64
 import secrets
 from dataclasses import dataclass
 from typing import Optional
 
 from sandbox.models import RunTestsRequest
 
-from ..spec import TestDataError, TestSpec
+from ..preludes import with_prelude
+from ..spec import StdioCase, TestDataError, TestSpec
 from .multipl import build_program
 from .python import runner_request
 from .runner import count_tests
@@ -50,7 +52,8 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
     """Build the single ``/run_tests`` request for ``code`` against ``spec`` (already ``check_data``-ed).
 
     Args:
-        spec: the tests; ``spec.prefix`` is prepended to ``code`` for every kind.
+        spec: the tests; ``spec.prefix`` is prepended to ``code`` for every kind, and a Python
+            ``spec.prelude`` before that (:func:`reward.preludes.with_prelude`).
         code: the candidate source text.
         stop_on_first_failure: skip the remaining cases after the first failure (binary rewards).
         compile_timeout: seconds for the compile step of compiled languages.
@@ -58,13 +61,13 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
     Raises:
         TestDataError: the tests cannot be turned into a program (no ``main``, no test methods, ...).
     """
-    source = spec.prefix + code
+    source = with_prelude(spec.prelude, spec.prefix + code)
     language = sandbox_language(spec)
     limits = dict(run_timeout=spec.run_timeout, memory_limit_MB=spec.memory_limit_MB,
                   stop_on_first_failure=stop_on_first_failure)
     if spec.kind == "stdio":
         req = RunTestsRequest(code=source, language=language, compile_timeout=compile_timeout,
-                              cases=[{"stdin": c.stdin} for c in spec.stdio], **limits)
+                              cpp_std=spec.cpp_std, cases=[stdio_case(spec, c) for c in spec.stdio], **limits)
         return Plan(req, None)
     nonce = secrets.token_hex(16)
     if language == "python" and spec.kind == "assert":
@@ -78,8 +81,16 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
         raise TestDataError(f"language: {spec.kind} tests run Python only, not {spec.language!r}")
     program = build_program(language, source, spec.harness or "")
     req = RunTestsRequest(code=program, language=language, compile_timeout=compile_timeout,
-                          cases=[{"stdin": nonce + "\n"}], **limits)
+                          cpp_std=spec.cpp_std, cases=[{"stdin": nonce + "\n"}], **limits)
     return Plan(req, nonce)
+
+
+def stdio_case(spec: TestSpec, case: StdioCase) -> dict:
+    """One ``/run_tests`` case of a stdio spec: stdin, the input file and extra files (base64), and
+    the output file to fetch."""
+    files = {**case.files, **({spec.input_file: case.stdin} if spec.input_file else {})}
+    return {"stdin": case.stdin, "files": {p: base64.b64encode(t.encode()).decode() for p, t in files.items()},
+            "fetch_files": [spec.output_file] if spec.output_file else []}
 
 
 def python_tasks(spec: TestSpec) -> list[dict]:
@@ -99,4 +110,4 @@ def python_tasks(spec: TestSpec) -> list[dict]:
     return [{"mode": "unittest", "test": spec.harness}]
 
 
-__all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "python_tasks", "sandbox_language"]
+__all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "python_tasks", "sandbox_language", "stdio_case"]

@@ -1,0 +1,149 @@
+"""Verdict cases, second set (``../shared/cases/cases-2.md``, BUG-047 onward): each case with its exact
+expected value, and neighbours of the same kind, through real runs in the embedded sandbox."""
+
+import json
+
+import pytest
+
+from reward import CallCase, StdioCase, TestDataError, TestSpec, Verdict, judge
+from reward.loaders import load_problems
+from reward.preludes import PRELUDES, with_prelude
+
+LIST_SOLUTION = "class Solution:\n    def f(self, a: List[int]) -> int:\n        return len(a)\n"
+
+
+def call_spec(**kw):
+    return TestSpec(kind="call", fn_name="f", calls=[CallCase(args=[[1, 2]], expected=2)], **kw)
+
+
+# BUG-047: the official harnesses' preludes --------------------------------------------------------------
+@pytest.mark.parametrize("name", ["apps", "taco", "livecodebench", "leetcode"])
+def test_bug_047_prelude_of_each_leetcode_derived_set_makes_list_defined(name):
+    """BUG-047: ``def f(self, a: List[int])`` is accepted with each official prelude."""
+    assert judge(call_spec(prelude=PRELUDES[name]), LIST_SOLUTION).verdict == Verdict.accepted
+
+
+def test_bug_047_without_a_prelude_the_name_error_stays_a_runtime_error():
+    """No prelude is guessed at run time: plain call data keeps Python's own rules."""
+    j = judge(call_spec(), LIST_SOLUTION)
+    assert j.verdict == Verdict.runtime_error and "List" in j.message
+
+
+def test_bug_047_loaders_set_the_prelude_visibly(tmp_path):
+    """APPS/TACO rows (call-based and stdin) and LiveCodeBench rows carry their harness's prelude in
+    the spec; the APPS call-based case is accepted end to end."""
+    apps = tmp_path / "apps.jsonl"
+    rows = [{"problem_id": 0, "question": "q", "starter_code": "class Solution:\n    def f(self, a: List[int]) -> int:",
+             "solutions": json.dumps([LIST_SOLUTION]),
+             "input_output": json.dumps({"fn_name": "f", "inputs": [[[1, 2]]], "outputs": [[2]]})},
+            {"problem_id": 1, "question": "q", "starter_code": "", "solutions": json.dumps(["print(sqrt(4))"]),
+             "input_output": json.dumps({"inputs": ["\n"], "outputs": ["2.0\n"]})}]
+    apps.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    problems = load_problems(apps, "apps")
+    assert all(p.spec.prelude == PRELUDES["apps"] for p in problems)
+    assert [judge(*p.candidate(p.gold)).verdict for p in problems] == [Verdict.accepted] * 2
+    lcb = tmp_path / "lcb.jsonl"
+    lcb.write_text(json.dumps({"question_id": "x", "question_content": "q", "starter_code": "",
+                               "public_test_cases": json.dumps([{"input": "[1, 2]", "output": "2",
+                                                                 "testtype": "functional"}]),
+                               "private_test_cases": "", "metadata": json.dumps({"func_name": "f"})}) + "\n")
+    (p,) = load_problems(lcb, "livecodebench")
+    assert p.spec.prelude == PRELUDES["livecodebench"]
+    assert judge(p.spec, LIST_SOLUTION).verdict == Verdict.accepted
+
+
+def test_bug_047_leetcode_prelude_provides_sortedcontainers_and_verl_data_names_it():
+    """LeetCode-style data: ``SortedList`` is there (the runtime carries sortedcontainers), and verl
+    ``in_outs`` may name the prelude."""
+    code = "class Solution:\n    def f(self, a: List[int]) -> int:\n        return SortedList(a)[-1]\n"
+    spec = TestSpec.from_in_outs({"fn_name": "f", "inputs": [[[3, 1, 2]]], "outputs": [3], "prelude": "leetcode"})
+    assert spec.prelude == PRELUDES["leetcode"] and judge(spec, code).verdict == Verdict.accepted
+    with pytest.raises(TestDataError, match="prelude"):
+        TestSpec.from_in_outs({"fn_name": "f", "inputs": [[1]], "outputs": [1], "prelude": "nope"})
+
+
+def test_bug_047_future_imports_stay_first():
+    """A candidate starting with ``from __future__ import annotations`` still compiles after the prelude."""
+    code = '"""doc"""\nfrom __future__ import annotations\n' + LIST_SOLUTION
+    assert with_prelude("import os\n", code).index("import os") > code.index("__future__")
+    assert judge(call_spec(prelude=PRELUDES["apps"]), code).verdict == Verdict.accepted
+
+
+# BUG-048: C++ standard -----------------------------------------------------------------------------------
+CPP20 = "#include <cstdio>\n#include <map>\nint main(){ std::map<int,int> m; printf(\"%d\\n\", (int)m.contains(1)); }\n"
+
+
+def cpp_spec(**kw):
+    return TestSpec(kind="stdio", language="cpp", stdio=[StdioCase(stdin="", expected="0\n")], **kw)
+
+
+def test_bug_048_cpp20_code_is_accepted_by_default():
+    """BUG-048: C++20 code compiles with the default gnu++20."""
+    assert judge(cpp_spec(), CPP20).verdict == Verdict.accepted
+
+
+def test_bug_048_spec_and_request_choose_another_standard(local_sandbox):
+    """``TestSpec.cpp_std`` and the request's ``cpp_std`` extension choose the standard; a value
+    that is not a g++ -std value is refused naming the field."""
+    assert judge(cpp_spec(cpp_std="c++17"), CPP20).verdict == Verdict.compile_error
+    resp = local_sandbox.run_code({"code": CPP20, "language": "cpp", "cpp_std": "c++17"})
+    assert resp.compile_result.return_code != 0 and "contains" in resp.compile_result.stderr
+    assert local_sandbox.run_code({"code": CPP20, "language": "cpp"}).run_result.stdout == "0\n"
+    with pytest.raises(ValueError, match="cpp_std"):
+        TestSpec(kind="stdio", cpp_std="c++17; rm -rf /")
+
+
+# BUG-049: file I/O -----------------------------------------------------------------------------------------
+PAINT = ("with open('paint.in') as f: a, b = map(int, f.read().split())\n"
+         "with open('paint.out', 'w') as f: f.write(str(a + b) + '\\n')\n")
+
+
+def paint_spec(*cases, **kw):
+    return TestSpec(kind="stdio", input_file="paint.in", output_file="paint.out",
+                    stdio=[StdioCase(stdin=i, expected=o) for i, o in cases], **kw)
+
+
+def test_bug_049_file_io_problem_is_accepted():
+    """BUG-049: the input is written to paint.in; paint.out is what the checker compares."""
+    assert judge(paint_spec(("2 3\n", "5\n")), PAINT).verdict == Verdict.accepted
+
+
+def test_bug_049_each_case_gets_its_own_output_file():
+    """A case's output file never carries over: a program that writes only on the first case fails
+    the second; a wrong file is wrong_answer; stdout is not compared when output_file is declared."""
+    once = ("import os\na, b = map(int, open('paint.in').read().split())\nif not os.path.exists('seen'):\n"
+            "    open('seen', 'w').close()\n    open('paint.out', 'w').write(str(a + b))\n")
+    j = judge(paint_spec(("2 3\n", "5\n"), ("1 1\n", "2\n")), once)
+    assert [t.verdict for t in j.tests] == [Verdict.accepted, Verdict.wrong_answer]
+    assert "did not write the output file" in j.tests[1].stderr
+    stdout_only = "a, b = map(int, open('paint.in').read().split()); print(a + b)"
+    assert judge(paint_spec(("2 3\n", "5\n")), stdout_only).verdict == Verdict.wrong_answer
+    assert judge(TestSpec(kind="stdio", input_file="paint.in", stdio=[StdioCase(stdin="2 3\n", expected="5\n")]),
+                 stdout_only).verdict == Verdict.accepted
+
+
+def test_bug_049_cpp_file_io_and_extra_files():
+    """C++ USACO style with freopen; a case's extra files are written next to the program."""
+    cpp = ('#include <cstdio>\nint main(){ freopen("paint.in","r",stdin); freopen("paint.out","w",stdout);'
+           ' int a,b,c; FILE* g=fopen("bonus.txt","r"); fscanf(g,"%d",&c); scanf("%d %d",&a,&b); printf("%d\\n",a+b+c); }\n')
+    spec = TestSpec(kind="stdio", language="cpp", input_file="paint.in", output_file="paint.out",
+                    stdio=[StdioCase(stdin="2 3\n", expected="15\n", files={"bonus.txt": "10\n"})])
+    assert judge(spec, cpp).verdict == Verdict.accepted
+
+
+def test_bug_049_inconsistent_file_io_data_is_test_data_error():
+    """An output_file with no expected output, file I/O on a non-stdio kind, a path climbing out."""
+    assert judge(paint_spec(("2 3\n", "")), PAINT).verdict == Verdict.test_data_error
+    assert "stdio[0].expected" in judge(paint_spec(("2 3\n", "")), PAINT).message
+    with pytest.raises(ValueError, match="output_file"):
+        TestSpec(kind="stdio", output_file="../x.out")
+    assert judge(TestSpec(kind="assert", asserts=["assert True"], input_file="a.in"), "").verdict \
+        == Verdict.test_data_error
+
+
+def test_bug_049_loaders_read_file_io_fields(tmp_path):
+    """APPS/TACO-style ``input_output`` and verl ground truth carry ``input_file``/``output_file``."""
+    spec = TestSpec.from_in_outs({"inputs": ["2 3\n"], "outputs": ["5\n"], "input_file": "paint.in",
+                                  "output_file": "paint.out"})
+    assert (spec.input_file, spec.output_file) == ("paint.in", "paint.out")
+    assert judge(spec, PAINT).verdict == Verdict.accepted
