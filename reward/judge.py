@@ -35,7 +35,7 @@ from sandbox.errors import SandboxInfraError, SandboxRequestError
 from sandbox.models import CommandRunResult, CommandRunStatus, RunStatus, RunTestsRequest, RunTestsResponse
 
 from .checkers import get_checker
-from .checkers.checker import checker_request, checker_verdicts
+from .checkers.checker import JURY_CHECKED, checker_outcomes, checker_request, problem_key
 from .checkers.float import EPS, values_close
 from .harness import build_plan, sandbox_language
 from .harness.runner import count_tests
@@ -139,6 +139,7 @@ class _Judging:
         self.checker_nonce = secrets.token_hex(16)
         self.results: Optional[list[TestResult]] = None
         self.pending: list[TestResult] = []
+        self.jury_key: Optional[str] = None  # set while the checker is also run on the jury's answers
         self._stdout: dict[int, str] = {}
 
     # the two faces ------------------------------------------------------------------------------
@@ -199,11 +200,17 @@ class _Judging:
         self.results = [self.one(i, run) for i, run in enumerate(resp.run_results)]
         pending = [r for r in self.results if r.verdict == Verdict.accepted and self.needs_program_checker]
         if pending:
-            triples = [(self.spec.stdio[r.index].stdin, self._stdout[r.index], self.spec.stdio[r.index].expected)
-                       for r in pending]
+            program, cases = self.spec.checker_program or "", self.spec.stdio
+            triples = [(cases[r.index].stdin, self._stdout[r.index], cases[r.index].expected) for r in pending]
             self.pending = pending
-            return checker_request(self.spec.checker_program or "", triples, self.checker_nonce,
-                                   self.spec.run_timeout)
+            key = problem_key(program, [(c.stdin, c.expected) for c in cases])
+            known = JURY_CHECKED.get(key)
+            if known:
+                return self.whole(Verdict.test_data_error, known)
+            if known is None:  # first submission of this problem: check the jury's answers too
+                self.jury_key = key
+                triples += [(c.stdin, c.expected, c.expected) for c in cases]
+            return checker_request(program, triples, self.checker_nonce, self.spec.run_timeout)
         return self.summary()
 
     @property
@@ -211,14 +218,29 @@ class _Judging:
         return self.spec.kind == "stdio" and self.spec.checker == "checker"
 
     def apply_checker(self, resp: RunTestsResponse) -> Judgement:
-        if resp.status == RunStatus.SandboxError and not resp.run_results:
-            return self.whole(Verdict.infra_error, resp.message)
-        verdicts = checker_verdicts(resp, self.checker_nonce)
-        if len(verdicts) != len(self.pending) or any(v is None for v in verdicts):
-            return self.whole(Verdict.test_data_error, "checker_program failed (raised, returned a non-bool "
-                                                       "or timed out) on this output")
-        for r, ok in zip(self.pending, verdicts):
+        """Checker results: the contestant's outputs, then (first submission only) the jury's answers.
+
+        A checker failing on the jury's answer is ``test_data_error`` (remembered for the problem);
+        failing on the contestant's output (raised, non-bool, no finish) is ``wrong_answer``.
+        """
+        want = len(self.pending) + (len(self.spec.stdio) if self.jury_key else 0)
+        runs = resp.run_results
+        if len(runs) != want or any(r is not None and r.status == CommandRunStatus.Error for r in runs):
+            return self.whole(Verdict.infra_error, resp.message or "the checker program could not be run")
+        outcomes = checker_outcomes(resp, self.checker_nonce)
+        if self.jury_key:
+            jury = outcomes[len(self.pending):]
+            bad = next((i for i, (ok, _) in enumerate(jury) if ok is not True), None)
+            problem = "" if bad is None else (
+                f"checker_program rejects the jury's answer of stdio[{bad}] (check(input, expected, expected) "
+                f"{'returned False' if jury[bad][0] is False else 'failed: ' + jury[bad][1]})")
+            JURY_CHECKED.remember(self.jury_key, problem)
+            if problem:
+                return self.whole(Verdict.test_data_error, problem)
+        for r, (ok, why) in zip(self.pending, outcomes):
             r.verdict = Verdict.accepted if ok else Verdict.wrong_answer
+            if ok is None:
+                r.stderr = (r.stderr + f"\n[judgebox] the checker rejected this output: {why}").strip()[-_HEAD:]
         return self.summary()
 
     def unbatch(self, run: Optional[CommandRunResult]) -> list[TestResult]:
