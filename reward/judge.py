@@ -38,7 +38,6 @@ from .checkers import get_checker
 from .checkers.checker import JURY_CHECKED, checker_outcomes, checker_request, problem_key
 from .checkers.float import EPS, values_close
 from .harness import build_plan, sandbox_language
-from .harness.runner import count_tests
 from .spec import TestDataError, TestSpec
 from .verdict import Judgement, TestResult, Verdict
 
@@ -300,7 +299,7 @@ class _Judging:
         if m and m.get("error"):
             res.stderr = (res.stderr + "\n" + str(m["error"])).strip()[-_HEAD:]
         named = {"compile_error": Verdict.compile_error, "test_error": Verdict.test_data_error,
-                 "fail": Verdict.wrong_answer, "error": Verdict.runtime_error}
+                 "fail": Verdict.wrong_answer, "error": Verdict.runtime_error, "skip": Verdict.skipped}
         if status in named:
             return named[status]
         if run.return_code != 0:
@@ -311,9 +310,6 @@ class _Judging:
             return Verdict.runtime_error
         if self.spec.kind == "call":
             return self.call_verdict(i, m.get("value"))
-        if self.spec.kind == "harness" and sandbox_language(self.spec) == "python" and not self.spec.entry_point:
-            if m.get("ran") != len(count_tests(self.spec.harness or "")):
-                return Verdict.wrong_answer
         return Verdict.accepted
 
     def stdio_verdict(self, i: int, run: CommandRunResult, res: TestResult) -> Verdict:

@@ -17,16 +17,18 @@ Mode ``asserts`` runs every test in order in this one process and, after each, p
 (``stop`` ends the run after the first test that is not ``ok``); the final line then has ``ran``.
 
 Result: the last stdout line that starts with ``<nonce> `` carries ``{"status": ..., ...}``:
-``ok`` (with ``value`` for call/checker, ``ran`` for unittest), ``fail`` (an assertion failed or
+``ok`` (with ``value`` for call/checker; ``ran``/``skipped``/``total`` for unittest), ``skip`` (unittest:
+every test was skipped), ``fail`` (an assertion failed or
 the value is not JSON), ``error`` (an exception or early exit), ``compile_error`` (the solution does
 not compile) or ``test_error`` (the tests do not compile). Exit status 0 only for ``ok``.
 
 Defences: the tests are compiled as their own unit (a solution cannot swallow, comment out or
 redefine them); ``SystemExit``/``BaseException`` from the solution is an error; ``os._exit`` or
 any early exit leaves no marker; ``assert a == b`` is rewritten so an object whose Python-level
-``__eq__`` lies (Python code from outside the stdlib/site-packages) cannot equal a plain builtin value; unittest attributes the solution patches are
-restored and pinned on the test classes, and the number of test methods that ran must equal the
-number counted statically. Code in the same interpreter can still introspect this runner's frames
+``__eq__`` lies (Python code from outside the stdlib/site-packages) cannot equal a plain builtin
+value; what the solution changes in ``unittest``'s modules and classes is undone before the tests are
+defined, ``TestCase`` helpers are pinned on the test classes, and every test ``unittest`` loads must
+report an outcome. Code in the same interpreter can still introspect this runner's frames
 (e.g. ``sys._getframe``): that deliberate attack is out of scope for an in-process harness.
 """
 
@@ -46,17 +48,34 @@ _TRUSTED = tuple(p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "p
 def count_tests(source):
     """Statically list the unittest test methods of ``source``: ``[(class name, method name)]``.
 
-    A class counts when one of its bases is named ``TestCase`` (``unittest.TestCase`` or an alias
-    import); its methods whose names start with ``test`` count. Raises ``SyntaxError``.
+    A class counts when it derives from ``TestCase`` (a base named ``TestCase``, e.g.
+    ``unittest.TestCase`` or an alias import, or a class of ``source`` that does); its ``test*``
+    methods and those of its bases defined in ``source`` (mixins, inherited tests) count. Only used
+    to refuse a file with no tests before anything runs; the runner counts what ``unittest`` loads.
+    Raises ``SyntaxError``.
     """
-    found = []
+    classes = {}
     for node in ast.parse(source).body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        bases = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
-        if "TestCase" in bases:
-            found += [(node.name, f.name) for f in node.body
-                      if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test")]
+        if isinstance(node, ast.ClassDef):
+            bases = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
+            methods = [f.name for f in node.body
+                       if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test")]
+            classes[node.name] = (bases, methods)
+
+    def lineage(name, seen):
+        if name in seen or name not in classes:
+            return []
+        seen.add(name)
+        return [name] + [c for b in classes[name][0] for c in lineage(b, seen)]
+
+    found = []
+    for name, (bases, _) in classes.items():
+        line = lineage(name, set())
+        if "TestCase" in bases or any("TestCase" in classes[c][0] for c in line):
+            methods = []
+            for c in line:
+                methods += [m for m in classes[c][1] if m not in methods]
+            found += [(name, m) for m in methods]
     return found
 
 
@@ -144,7 +163,6 @@ def main():
         tests = compile_tests(task["test"]) if "test" in task else None
         batch = [compile_tests(t, "test_%d.py" % i) for i, t in enumerate(task.get("tests") or [])]
         setup = compile(task.get("setup") or "", "setup.py", "exec")
-        expected_tests = count_tests(task["test"]) if mode == "unittest" else []
     except (SyntaxError, ValueError) as exc:
         report("test_error", error=error_text(exc))
 
@@ -152,6 +170,8 @@ def main():
 
     test_case = unittest.TestCase
     pristine = dict(vars(test_case))
+    saved = _snapshot(unittest)
+    result_class = _result_class(unittest, error_text)
 
     with open("solution.py", encoding="utf-8") as f:
         source = f.read()
@@ -164,9 +184,12 @@ def main():
     sys.modules["solution"] = module
     try:
         exec(code, module.__dict__)
-        ns = dict(module.__dict__)
+        tests_module = types.ModuleType("__judgebox_tests__")
+        ns = tests_module.__dict__
+        ns.update(module.__dict__)
         ns["__judgebox_eq__"] = judgebox_eq
         ns["__name__"] = "__judgebox_tests__"
+        sys.modules["__judgebox_tests__"] = tests_module
         if mode == "call":
             report("ok", value=_call(ns, task["fn_name"], task["args"]))
         if mode == "checker":
@@ -197,6 +220,7 @@ def main():
                 if status != "ok" and task.get("stop"):
                     break
             report("ok", ran=i + 1 if batch else 0)
+        _restore(saved)  # what the solution changed in unittest is undone before the tests exist
         exec(tests, ns)
         if mode == "harness":
             entry = task["entry_point"]
@@ -205,13 +229,8 @@ def main():
             ns["check"](ns[entry])
             report("ok")
         if mode == "unittest":
-            for name, value in pristine.items():
-                if vars(test_case).get(name, None) is not value:
-                    setattr(test_case, name, value)
-            ran = _run_unittest(ns, expected_tests, test_case, pristine)
-            if ran != len(expected_tests):
-                report("fail", error="%d of %d tests ran" % (ran, len(expected_tests)))
-            report("ok", ran=ran)
+            status, fields = _run_unittest(unittest, tests_module, pristine, result_class())
+            report(status, **fields)
         report("ok")
     except AssertionError as exc:
         report("fail", error=error_text(exc))
@@ -232,25 +251,128 @@ def _call(ns, fn_name, args):
     return target(*args)
 
 
-def _run_unittest(ns, expected, test_case, pristine):
-    """Run the statically listed test methods with pinned ``TestCase`` helpers; returns how many passed."""
-    ran = 0
-    for cls_name, method in expected:
-        cls = ns.get(cls_name)
-        if not (isinstance(cls, type) and issubclass(cls, test_case)):
-            raise AssertionError("test class %s is missing" % cls_name)
-        for name, value in pristine.items():
-            owner = next((k for k in cls.__mro__ if name in vars(k)), None)
-            if owner is test_case and not name.startswith("__"):
-                setattr(cls, name, value)
-        inst = cls(method)
-        inst.setUp()
-        try:
-            getattr(inst, method)()
-        finally:
-            inst.tearDown()
-        ran += 1
-    return ran
+_MISSING = object()
+
+
+def _snapshot(unittest):
+    """The namespaces of ``unittest``'s modules and classes, copied before the solution runs."""
+    case = sys.modules["unittest.case"]
+    objects = [case, sys.modules["unittest.suite"], sys.modules["unittest.result"], sys.modules["unittest.loader"],
+               unittest.TestCase, unittest.TestSuite, unittest.suite.BaseTestSuite, unittest.TestResult,
+               unittest.TestLoader, unittest.FunctionTestCase]
+    objects += [getattr(case, n) for n in ("_Outcome", "_SubTest") if isinstance(getattr(case, n, None), type)]
+    return [(obj, dict(vars(obj))) for obj in objects]
+
+
+def _restore(saved):
+    """Undo every change to the namespaces of :func:`_snapshot` (added names removed, others reset)."""
+    for obj, before in saved:
+        now = vars(obj)
+        for name in [n for n in now if n not in before]:
+            try:
+                delattr(obj, name)
+            except (AttributeError, TypeError):
+                pass
+        for name, value in before.items():
+            if now.get(name, _MISSING) is not value:
+                try:
+                    setattr(obj, name, value)
+                except (AttributeError, TypeError):
+                    pass
+
+
+def _result_class(unittest, error_text):
+    """A ``unittest.TestResult`` that records each test's outcome (made before the solution runs)."""
+    rank = {"skip": 0, "ok": 1, "fail": 2, "error": 3}
+
+    class Result(unittest.TestResult):
+        def __init__(self):
+            super().__init__()
+            self.outcome, self.first, self.fixture_error, self.fixture_skips = {}, {}, None, 0
+
+        def note(self, test, status, err=None):
+            if not isinstance(test, unittest.TestCase):  # a class/module fixture (_ErrorHolder)
+                if status == "skip":
+                    self.fixture_skips += 1
+                elif self.fixture_error is None:
+                    self.fixture_error = "%s: %s" % (test, error_text(err[1]) if err else status)
+                return
+            if rank[status] >= rank.get(self.outcome.get(test), -1):
+                self.outcome[test] = status
+            if err is not None and status in ("fail", "error") and status not in self.first:
+                self.first[status] = "%s: %s" % (test.id(), error_text(err[1]))
+
+        def addSuccess(self, test):
+            self.note(test, "ok")
+
+        def addFailure(self, test, err):
+            self.note(test, "fail", err)
+
+        def addError(self, test, err):
+            self.note(test, "error", err)
+
+        def addSkip(self, test, reason):
+            exc = sys.exc_info()[1]  # set when SkipTest was raised while the test ran (not a decorator)
+            tb = getattr(exc, "__traceback__", None)
+            while tb is not None:
+                if tb.tb_frame.f_code.co_filename == "solution.py":  # a skip raised by the solution is an error
+                    return self.note(test, "error", (None, RuntimeError("the solution raised SkipTest: %s" % reason),
+                                                     None))
+                tb = tb.tb_next
+            self.note(test, "skip")
+
+        def addExpectedFailure(self, test, err):
+            self.note(test, "ok")
+
+        def addUnexpectedSuccess(self, test):
+            self.note(test, "fail", (None, AssertionError("unexpected success"), None))
+
+        def addSubTest(self, test, subtest, err):
+            if err is not None:
+                failed = issubclass(err[0], test.failureException)
+                self.note(test, "fail" if failed else "error", err)
+
+    return Result
+
+
+def _run_unittest(unittest, tests_module, pristine, result):
+    """Run the tests module as ``python -m unittest`` does: every ``TestCase`` class it defines (by
+    name, like ``dir()``), inherited and mixed-in ``test*`` methods, class and module fixtures, skips,
+    ``subTest`` and expected failures. ``TestCase`` helpers are pinned on each test class.
+
+    Returns ``(status, fields)`` for the result line: ``ok`` with ``ran`` (passed), ``skipped`` and
+    ``total``; ``fail``/``error`` naming the first failing test; ``skip`` when no test passed and
+    none failed (a skip is neither a pass nor a fail); ``test_error`` when no test was found.
+    """
+    test_case = unittest.TestCase
+    suite, tests = unittest.TestSuite(), []
+    for name in sorted(vars(tests_module)):
+        cls = vars(tests_module)[name]
+        if not (isinstance(cls, type) and issubclass(cls, test_case) and cls.__module__ == tests_module.__name__):
+            continue
+        for attr, value in pristine.items():
+            owner = next((k for k in cls.__mro__ if attr in vars(k)), None)
+            if owner is test_case and not attr.startswith("__"):
+                setattr(cls, attr, value)
+        loaded = unittest.TestLoader().loadTestsFromTestCase(cls)
+        suite.addTests(loaded)
+        tests += list(loaded)
+    if not tests:
+        return "test_error", {"error": "the unittest file defines no TestCase test methods"}
+    suite.run(result)
+    if result.fixture_error:
+        return "error", {"error": result.fixture_error}
+    statuses = [result.outcome.get(t) for t in tests]
+    if None in statuses and not result.fixture_skips:
+        return "fail", {"error": "%d of %d tests did not run" % (statuses.count(None), len(tests))}
+    statuses = [s or "skip" for s in statuses]
+    counts = dict(ran=statuses.count("ok"), skipped=statuses.count("skip"), total=len(tests))
+    for bad in ("error", "fail"):
+        if bad in statuses:
+            return bad, dict(counts, error=result.first.get(bad, "a test failed"))
+    if not counts["ran"]:
+        return "skip", dict(counts, error="every test was skipped")
+    return "ok", counts
 
 
 if __name__ == "__main__":
