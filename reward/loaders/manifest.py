@@ -37,6 +37,8 @@ class Manifest(BaseModel):
     memory_limit_MB: Optional[int] = Field(None, ge=-1)
     prelude: Optional[str] = Field(None, description="name of the official harness's import block "
                                                        "(reward.preludes.PRELUDES) put before every program")
+    sanitize: bool = Field(False, description="the official harness sanitizes samples (evalplus style): "
+                                              "`judgebox eval` sanitizes by default (--no-sanitize turns it off)")
     has_gold: bool = True
     sample_columns: list[str] = Field(default_factory=list, description="columns usable as samples")
     source: str = Field("", description="how to get the data when it is not found locally")
