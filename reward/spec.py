@@ -29,8 +29,7 @@ from typing import Any, ClassVar, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sandbox.languages import CPP_STD
-from sandbox.models import validate_relative_path
+from sandbox.models import CppStd, validate_relative_path
 
 from .preludes import get_prelude
 
@@ -91,7 +90,7 @@ class TestSpec(BaseModel):
     prefix: str = ""
     prelude: str = Field("", description="Python put before prefix + code: the official harness's import "
                                          "block (reward.preludes.PRELUDES), set by the loader")
-    cpp_std: Optional[str] = Field(None, description="g++ -std value for C++ (None = gnu++20)")
+    cpp_std: CppStd = Field(None, description="g++ -std value for C++ (None = gnu++20)")
     input_file: Optional[str] = Field(None, description="stdio: each case's stdin is also written here")
     output_file: Optional[str] = Field(None, description="stdio: the checker compares this file's content "
                                                          "(not stdout) with the expected output")
@@ -108,12 +107,6 @@ class TestSpec(BaseModel):
     def _check_path(cls, v: Optional[str], info: Any) -> Optional[str]:
         return None if v is None else validate_relative_path(v, info.field_name)
 
-    @field_validator("cpp_std")
-    @classmethod
-    def _check_std(cls, v: Optional[str]) -> Optional[str]:
-        if v is not None and not CPP_STD.match(v):
-            raise ValueError(f"cpp_std: {v!r} is not a g++ -std value; use e.g. 'c++17' or 'gnu++20'")
-        return v
 
     @property
     def n_tests(self) -> int:

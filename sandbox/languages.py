@@ -34,6 +34,18 @@ DEFAULT_CPP_STD = "gnu++20"
 CPP_STD = re.compile(r"(?:c|gnu)\+\+(?:98|03|0x|11|1y|14|1z|17|2a|20|2b|23|2c|26)\Z")
 
 
+def check_cpp_std(value: Optional[str]) -> Optional[str]:
+    """``value`` if it is ``None`` or a ``g++ -std=`` value of :data:`CPP_STD`.
+
+    Raises:
+        ValueError: naming the ``cpp_std`` field and examples of accepted values.
+    """
+    if value is not None and not CPP_STD.match(value):
+        raise ValueError(f"cpp_std: {value!r} is not a g++ -std value; use e.g. 'c++17', 'gnu++17', 'c++20' "
+                         "or 'gnu++20'")
+    return value
+
+
 #: Java class path: the working directory plus javatuples (Debian ``libjavatuples-java``), which
 #: MultiPL-E's Java prompts import, as SandboxFusion's image provides. A missing jar is ignored by javac.
 JAVA_CLASSPATH = ".:/usr/share/java/javatuples.jar"

@@ -85,15 +85,22 @@ def test_bug_048_cpp20_code_is_accepted_by_default():
     assert judge(cpp_spec(), CPP20).verdict == Verdict.accepted
 
 
-def test_bug_048_spec_and_request_choose_another_standard(local_sandbox):
-    """``TestSpec.cpp_std`` and the request's ``cpp_std`` extension choose the standard; a value
-    that is not a g++ -std value is refused naming the field."""
+def test_bug_048_spec_and_request_choose_another_standard(run_code):
+    """``TestSpec.cpp_std`` and the request's ``cpp_std`` extension (embedded and HTTP) choose the
+    standard; a value that is not a g++ -std value is refused naming the field."""
     assert judge(cpp_spec(cpp_std="c++17"), CPP20).verdict == Verdict.compile_error
-    resp = local_sandbox.run_code({"code": CPP20, "language": "cpp", "cpp_std": "c++17"})
+    resp = run_code({"code": CPP20, "language": "cpp", "cpp_std": "c++17"})
     assert resp.compile_result.return_code != 0 and "contains" in resp.compile_result.stderr
-    assert local_sandbox.run_code({"code": CPP20, "language": "cpp"}).run_result.stdout == "0\n"
+    assert run_code({"code": CPP20, "language": "cpp"}).run_result.stdout == "0\n"
     with pytest.raises(ValueError, match="cpp_std"):
         TestSpec(kind="stdio", cpp_std="c++17; rm -rf /")
+
+
+def test_bug_048_bad_cpp_std_is_http_422_naming_the_field(live_server):
+    import httpx
+
+    r = httpx.post(f"{live_server}/run_code", json={"code": CPP20, "language": "cpp", "cpp_std": "-O0"}, timeout=60)
+    assert r.status_code == 422 and "cpp_std" in r.text
 
 
 # BUG-049: file I/O -----------------------------------------------------------------------------------------
@@ -106,9 +113,12 @@ def paint_spec(*cases, **kw):
                     stdio=[StdioCase(stdin=i, expected=o) for i, o in cases], **kw)
 
 
-def test_bug_049_file_io_problem_is_accepted():
-    """BUG-049: the input is written to paint.in; paint.out is what the checker compares."""
+def test_bug_049_file_io_problem_is_accepted(live_server):
+    """BUG-049: the input is written to paint.in; paint.out is what the checker compares (embedded
+    sandbox and over HTTP)."""
     assert judge(paint_spec(("2 3\n", "5\n")), PAINT).verdict == Verdict.accepted
+    assert judge(paint_spec(("2 3\n", "5\n"), ("1 1\n", "2\n")), PAINT,
+                 client=SandboxClient(live_server)).verdict == Verdict.accepted
 
 
 def test_bug_049_each_case_gets_its_own_output_file():
