@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import warnings
-from typing import Optional
 
 _FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
          ast.LtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
@@ -42,18 +41,22 @@ class _Mutator(ast.NodeTransformer):
         return node
 
 
-def mutate(source: str, first_line: int = 1) -> Optional[tuple[str, str]]:
-    """``(operator name, mutated source)``, or ``None`` when nothing from ``first_line`` on can change
-    (or the source does not parse)."""
+OPERATORS = ("flip", "off_by_one", "return_none")
+
+
+def mutants(source: str, first_line: int = 1) -> list[tuple[str, str]]:
+    """``[(operator name, mutated source)]`` for each operator of :data:`OPERATORS` that changes
+    something from line ``first_line`` on (empty when the source does not parse)."""
+    out = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             ast.parse(source)
         except SyntaxError:
-            return None
-        for how in ("flip", "off_by_one", "return_none"):
+            return []
+        for how in OPERATORS:
             m = _Mutator(first_line, how)
             tree = ast.fix_missing_locations(m.visit(ast.parse(source)))
             if m.changed:
-                return how, ast.unparse(tree) + "\n"
-    return None
+                out.append((how, ast.unparse(tree) + "\n"))
+    return out

@@ -365,3 +365,15 @@ def test_eval_sanitize_flag_and_manifest_default(tmp_path):
     assert refused.returncode == 1 and "function-completion problems only" in refused.stderr
     assert Manifest(name="x", format="mbpp", files=["x"]).sanitize is False
     assert Manifest(name="x", format="mbpp", files=["x"], sanitize=True).sanitize is True
+
+
+def test_bug_049_codecontests_rows_with_file_io(tmp_path):
+    """Codeforces-style rows naming input/output files load as file-I/O specs; "standard input" is stdio."""
+    row = {"name": "paint", "description": "d", "input_file": "paint.in", "output_file": "paint.out",
+           "public_tests": {"input": ["2 3\n"], "output": ["5\n"]}, "solutions": {"language": [3], "solution": [PAINT]}}
+    std = dict(row, name="std", input_file="standard input", output_file="standard output")
+    (tmp_path / "cc.jsonl").write_text(json.dumps(row) + "\n" + json.dumps(std) + "\n")
+    paint, plain = load_problems(tmp_path / "cc.jsonl", "codecontests")
+    assert (paint.spec.input_file, paint.spec.output_file) == ("paint.in", "paint.out")
+    assert (plain.spec.input_file, plain.spec.output_file) == (None, None)
+    assert judge(*paint.candidate(paint.gold)).verdict == Verdict.accepted
