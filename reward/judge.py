@@ -135,6 +135,7 @@ class _Judging:
         self.spec, self.code, self.stop = spec, code, stop
         self.nonce: Optional[str] = None
         self.batched = False
+        self.isolation: Optional[str] = None
         self.checker_nonce = secrets.token_hex(16)
         self.results: Optional[list[TestResult]] = None
         self.pending: list[TestResult] = []
@@ -171,6 +172,7 @@ class _Judging:
             return self.whole(Verdict.test_data_error, f"the sandbox request is invalid: {exc}")
         self.nonce = plan.nonce
         self.batched = plan.batched
+        self.isolation = plan.isolation
         return plan.request
 
     def failed(self, exc: Exception) -> Judgement:
@@ -363,6 +365,8 @@ class _Judging:
     # the whole submission -----------------------------------------------------------------------------
     def summary(self, message: str = "") -> Judgement:
         results = self.results or []
+        for r in results:
+            r.harness_isolation = self.isolation
         verdicts = [r.verdict for r in results]
         n_passed = verdicts.count(Verdict.accepted)
         for special in (Verdict.infra_error, Verdict.test_data_error, Verdict.compile_error):

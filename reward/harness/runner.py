@@ -375,5 +375,324 @@ def _run_unittest(unittest, tests_module, pristine, result):
     return "ok", counts
 
 
+# tests and solution in two processes (``main.py --process``) --------------------------------------------------
+#
+# The runner forks before it reads stdin. The child (made non-dumpable first, so the solution cannot
+# read its memory or file descriptors through /proc) reads the nonce and the tests and runs the tests
+# with proxies for the solution's names; the runner's own process closes stdin, waits for the child's
+# word, then runs the solution and answers calls over a pipe. Values cross in the typed encoding of
+# :func:`encode`, so only plain data (never an object of the solution's) reaches the tests' process.
+
+_TAGS = ("$tuple", "$set", "$frozenset", "$bytes", "$int", "$float", "$dict", "$complex", "$deque",
+         "$ordered", "$counter", "$decimal", "$fraction", "$keys", "$values", "$items")
+
+
+def encode(x, depth=0):
+    """``x`` as JSON-able data: ``None``/``bool``/``str``/small ``int``/finite ``float`` and lists as
+    themselves, everything else tagged (``{"$tuple": [...]}``, ``$set``, ``$frozenset``, ``$bytes``
+    (latin-1 text), ``$int`` (decimal text, beyond 2**53), ``$float`` (``nan``/``inf``/``-inf``),
+    ``$dict`` (key/value pairs), ``$complex``, ``$deque``, ``$ordered``, ``$counter``, ``$decimal``,
+    ``$fraction``, ``$keys``/``$values``/``$items`` (dict views)); iterators, ranges and numpy
+    values become lists/numbers. Raises ``TypeError`` for anything else."""
+    import collections
+    import decimal
+    import fractions
+
+    if depth > 100:
+        raise TypeError("value nested deeper than 100 levels")
+    t, d = type(x), depth + 1
+    if x is None or t in (bool, str):
+        return x
+    if t is int:
+        return x if abs(x) < 2 ** 53 else {"$int": str(x)}
+    if t is float:
+        return x if x == x and x not in (float("inf"), float("-inf")) else {"$float": repr(x)}
+    if t is list:
+        return [encode(v, d) for v in x]
+    simple = {tuple: "$tuple", set: "$set", frozenset: "$frozenset", collections.deque: "$deque",
+              type({}.keys()): "$keys", type({}.values()): "$values"}
+    if t in simple:
+        return {simple[t]: [encode(v, d) for v in x]}
+    pairs = {dict: "$dict", collections.OrderedDict: "$ordered", collections.Counter: "$counter",
+             collections.defaultdict: "$dict", type({}.items()): "$items"}
+    if t in pairs:
+        return {pairs[t]: [[encode(k, d), encode(v, d)] for k, v in (x.items() if t is not type({}.items()) else x)]}
+    if t is bytes:
+        return {"$bytes": x.decode("latin-1")}
+    if t is complex:
+        return {"$complex": [encode(x.real, d), encode(x.imag, d)]}
+    if t is decimal.Decimal:
+        return {"$decimal": str(x)}
+    if t is fractions.Fraction:
+        return {"$fraction": [str(x.numerator), str(x.denominator)]}
+    base = next((b for b in (bool, int, float, str, bytes, tuple, list, dict, set, frozenset) if isinstance(x, b)), None)
+    if base is not None and t is not base:  # a subclass: only its builtin value crosses (a lying __eq__ stays behind)
+        return encode(base(x), d)
+    if t is range or (hasattr(x, "__next__") and hasattr(x, "__iter__")):
+        return [encode(v, d) for v in x]
+    if t.__module__ == "numpy" and hasattr(x, "tolist"):
+        return encode(x.tolist(), d)
+    raise TypeError("a %s value cannot cross to the tests' process (plain data only)" % t.__name__)
+
+
+def decode(x, depth=0):
+    """The value :func:`encode` encoded; ``ValueError`` for anything it cannot have produced."""
+    import collections
+    import decimal
+    import fractions
+
+    if depth > 101:
+        raise ValueError("value nested too deep")
+    d = depth + 1
+    if x is None or type(x) in (bool, str, int, float):
+        return x
+    if type(x) is list:
+        return [decode(v, d) for v in x]
+    if type(x) is not dict or len(x) != 1:
+        raise ValueError("not an encoded value")
+    (tag, v), = x.items()
+    items = lambda: [decode(i, d) for i in v]  # noqa: E731
+    pairs = lambda: [(decode(k, d), decode(w, d)) for k, w in v]  # noqa: E731
+    makers = {
+        "$tuple": lambda: tuple(items()), "$set": lambda: set(items()), "$frozenset": lambda: frozenset(items()),
+        "$deque": lambda: collections.deque(items()), "$bytes": lambda: v.encode("latin-1"),
+        "$int": lambda: int(v), "$float": lambda: float(v), "$dict": lambda: dict(pairs()),
+        "$ordered": lambda: collections.OrderedDict(pairs()), "$counter": lambda: collections.Counter(dict(pairs())),
+        "$complex": lambda: complex(*items()), "$decimal": lambda: decimal.Decimal(v),
+        "$fraction": lambda: fractions.Fraction(int(v[0]), int(v[1])),
+        "$keys": lambda: dict.fromkeys(items()).keys(), "$values": lambda: dict(enumerate(items())).values(),
+        "$items": lambda: dict(pairs()).items(),
+    }
+    if tag not in makers:
+        raise ValueError("unknown tag %r" % tag)
+    try:
+        return makers[tag]()
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise ValueError("bad %s value: %s" % (tag, exc)) from None
+
+
+def _undumpable():
+    """``prctl(PR_SET_DUMPABLE, 0)``: processes of the same user can no longer read this one's
+    memory or file descriptors through /proc or ptrace. Raises ``OSError`` when it cannot be set."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
+def _serve(requests, answers, error_text):
+    """The solution's process: load ``solution.py`` when told, then answer calls until EOF."""
+    def send(obj):
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        answers.write((json.dumps(obj) + "\n").encode())
+
+    if not requests.readline():  # the tests' process has read stdin: now the solution may run
+        return
+    with open("solution.py", encoding="utf-8") as f:
+        source = f.read()
+    try:
+        code = compile(source, "solution.py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        send({"status": "compile_error", "error": error_text(exc)})
+        return
+    module = types.ModuleType("solution")
+    module.__file__ = os.path.abspath("solution.py")
+    sys.modules["solution"] = module
+    try:
+        exec(code, module.__dict__)
+    except BaseException as exc:
+        send({"status": "error", "error": error_text(exc)})
+        return
+    ns = module.__dict__
+    names = [(n, v) for n, v in list(ns.items()) if not n.startswith("__")]
+    send({"status": "ok", "callables": [n for n, v in names if callable(v)],
+          "modules": {n: v.__name__ for n, v in names if isinstance(v, types.ModuleType)},
+          "values": [n for n, v in names if not callable(v) and not isinstance(v, types.ModuleType)]})
+    while True:
+        line = requests.readline()
+        if not line:
+            return
+        req, start = json.loads(line), time.process_time()
+        try:
+            if req["op"] == "get":
+                value = ns[req["name"]]
+            elif req["op"] == "entry":
+                value = _call(ns, req["name"], decode(req["args"]))
+            else:
+                value = ns[req["name"]](*decode(req["args"]), **dict(decode(req["kwargs"])))
+            try:
+                out = {"value": encode(value)}
+            except (TypeError, ValueError, RecursionError) as exc:
+                out = {"notdata": error_text(exc)}
+        except BaseException as exc:  # SystemExit from the solution included: the test sees an error
+            out = {"raise": type(exc).__name__, "error": error_text(exc)}
+        out["cpu"] = time.process_time() - start
+        send(out)
+
+
+class _NotData(Exception):
+    """The solution returned something that is not plain data: the test fails (wrong answer)."""
+
+
+class _Ended(BaseException):
+    """The solution's process ended or raised ``SystemExit``: the whole run is an error, as in-process."""
+
+
+class _Solution:
+    """The tests' side of the pipe to the solution's process."""
+
+    def __init__(self, requests, answers):
+        self.requests, self.answers, self.cpu = requests, answers, 0.0
+
+    def answer(self, **req):
+        """Send one request; the raw answer (a dict). Raises ``RuntimeError`` when the process ended."""
+        self.requests.write((json.dumps(req) + "\n").encode())
+        line = self.answers.readline()
+        if not line:
+            raise _Ended("the solution's process ended (exit or crash) during a call")
+        return json.loads(line)
+
+    def ask(self, **req):
+        """One call's decoded value, or the solution's exception raised here (builtin types kept)."""
+        out = self.answer(**req)
+        self.cpu += float(out.get("cpu") or 0)
+        if "notdata" in out:
+            raise _NotData(out["notdata"])
+        if "raise" in out:
+            import builtins
+
+            exc = getattr(builtins, out["raise"], None)
+            if isinstance(exc, type) and issubclass(exc, BaseException) and not issubclass(exc, Exception):
+                raise _Ended(out.get("error", ""))
+            if not (isinstance(exc, type) and issubclass(exc, Exception)):
+                exc = RuntimeError
+            raise exc("%s (raised in the solution's process)" % out.get("error", ""))
+        if "value" not in out:
+            raise RuntimeError("the solution's process answered out of protocol")
+        return decode(out["value"])
+
+    def proxy(self, name):
+        def call(*args, **kwargs):
+            return self.ask(op="call", name=name, args=encode(list(args)), kwargs=encode(kwargs))
+        call.__name__ = call.__qualname__ = name
+        return call
+
+
+def split_main():
+    """``main.py --process``: run the one test on stdin with the solution in another process.
+
+    The program's own process becomes the solution's (so the sandbox's CPU and run-queue accounting
+    follows the solution's work); a forked child, made non-dumpable before it reads stdin, runs the
+    tests and prints the result line; the solution's process then exits with the child's status.
+    """
+    req_r, req_w = os.pipe()
+    ans_r, ans_w = os.pipe()
+    fmt = traceback.format_exception_only
+
+    def error_text(exc):
+        return "".join(fmt(type(exc), exc)).strip()[-2000:]
+
+    pid = os.fork()
+    if pid != 0:  # the solution's process: no stdin, and the solution runs only once the tests have it
+        os.close(req_w)
+        os.close(ans_r)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        _serve(os.fdopen(req_r, "rb"), os.fdopen(ans_w, "wb", buffering=0), error_text)
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        _, status = os.waitpid(pid, 0)  # the tests' process is done: its CPU time counts with ours
+        os._exit(os.waitstatus_to_exitcode(status) if status else 0)
+    _undumpable()
+    os.close(req_r)
+    os.close(ans_w)
+    _run_tests_process(os.fdopen(req_w, "wb", buffering=0), os.fdopen(ans_r, "rb"), error_text)
+
+
+def _run_tests_process(requests, answers, error_text):
+    """The tests' process: read the nonce and the task, run the tests against proxies, report."""
+    import builtins
+
+    nonce = sys.stdin.readline().strip()
+    task = json.loads(sys.stdin.read())
+    write, dumps, exit_, clock, cpu = os.write, json.dumps, os._exit, time.monotonic, time.process_time
+    solution = _Solution(requests, answers)
+
+    def report(status, **fields):
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        try:
+            text = dumps(dict(status=status, **fields), allow_nan=True)
+        except (TypeError, ValueError, RecursionError) as exc:
+            status, text = "fail", dumps({"status": "fail", "error": "result is not a JSON value: %s" % exc})
+        write(1, ("\n%s %s\n" % (nonce, text)).encode("utf-8", "replace"))
+        exit_(0 if status == "ok" else 1)
+
+    mode = task["mode"]
+    try:
+        tests = compile_tests(task["test"]) if "test" in task else None
+        batch = [compile_tests(t, "test_%d.py" % i) for i, t in enumerate(task.get("tests") or [])]
+        setup = compile(task.get("setup") or "", "setup.py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        report("test_error", error=error_text(exc))
+    try:
+        loaded = solution.answer(op="load")
+    except (_Ended, ValueError):
+        loaded = {"status": "error", "error": "the solution's process ended before it was loaded"}
+    try:
+        ns = {"__builtins__": builtins, "__name__": "__judgebox_tests__", "__judgebox_eq__": judgebox_eq}
+        if loaded.get("status") != "ok":
+            report(loaded.get("status", "error"), error=loaded.get("error", ""))
+        for name in loaded["callables"]:
+            ns[name] = solution.proxy(name)
+        for name, module in loaded["modules"].items():  # library modules the solution imported
+            ns[name] = __import__(module, fromlist=["_"])
+        sources = [task.get("test") or "", *(task.get("tests") or [])]
+        wanted = {n.id for s in sources for n in ast.walk(ast.parse(s)) if isinstance(n, ast.Name)}
+        for name in set(loaded["values"]) & wanted:
+            ns[name] = solution.ask(op="get", name=name)
+        if mode == "call":
+            report("ok", value=solution.ask(op="entry", name=task["fn_name"], args=encode(task["args"])))
+        exec(setup, ns)
+        if mode == "asserts":
+            i = 0
+            for i, test in enumerate(batch):
+                start, start_cpu, failure = clock(), cpu() + solution.cpu, None
+                try:
+                    exec(test, ns)
+                    status = "ok"
+                except (AssertionError, _NotData) as exc:
+                    status, failure = "fail", error_text(exc)
+                except Exception as exc:  # _Ended propagates: the run ends as an in-process one would
+                    status, failure = "error", error_text(exc)
+                line = dict(index=i, status=status, seconds=round(clock() - start, 6),
+                            cpu=round(cpu() + solution.cpu - start_cpu, 6))
+                if failure:
+                    line["error"] = failure
+                write(1, ("\n%s %s\n" % (nonce, dumps(line))).encode("utf-8", "replace"))
+                if status != "ok" and task.get("stop"):
+                    break
+            report("ok", ran=i + 1 if batch else 0)
+        exec(tests, ns)
+        entry = task["entry_point"]
+        if entry not in ns:
+            report("error", error="NameError: %r is not defined by the solution" % entry)
+        ns["check"](ns[entry])
+        report("ok")
+    except (AssertionError, _NotData) as exc:
+        report("fail", error=error_text(exc))
+    except BaseException as exc:
+        report("error", error=error_text(exc))
+
+
 if __name__ == "__main__":
-    main()
+    split_main() if "--process" in sys.argv[1:] else main()
