@@ -8,6 +8,10 @@
   ``run_timeout`` per assert, and an assert that took longer than ``run_timeout`` is a timeout.
 - ``harness`` in other languages: :mod:`reward.harness.multipl` builds one test program per
   submission that prints the nonce marker after its tests.
+
+Python ``call``/``assert``/entry-point ``harness`` tests that only call the solution run apart from it
+(``main.py --process``, :func:`harness_isolation` decides from the tests): the nonce and the tests
+live in a process where the solution's code never runs.
 """
 
 from __future__ import annotations

@@ -29,7 +29,9 @@ any early exit leaves no marker; ``assert a == b`` is rewritten so an object who
 value; what the solution changes in ``unittest``'s modules and classes is undone before the tests are
 defined, ``TestCase`` helpers are pinned on the test classes, and every test ``unittest`` loads must
 report an outcome. Code in the same interpreter can still introspect this runner's frames
-(e.g. ``sys._getframe``): that deliberate attack is out of scope for an in-process harness.
+(e.g. ``sys._getframe``): that deliberate attack is out of scope for an in-process harness, and
+closed by ``main.py --process`` (:func:`split_main`), which runs the tests and the nonce in a
+process where the solution's code never runs.
 """
 
 import ast
