@@ -385,8 +385,9 @@ def _run_unittest(unittest, tests_module, pristine, result):
 # word, then runs the solution and answers calls over a pipe. Values cross in the typed encoding of
 # :func:`encode`, so only plain data (never an object of the solution's) reaches the tests' process.
 
-_TAGS = ("$tuple", "$set", "$frozenset", "$bytes", "$int", "$float", "$dict", "$complex", "$deque",
-         "$ordered", "$counter", "$decimal", "$fraction", "$keys", "$values", "$items")
+#: Builtin types that may cross by name (MBPP tests pass ``int`` or ``str`` as arguments).
+_TYPES = {t.__name__: t for t in (int, float, str, bytes, bool, list, tuple, dict, set, frozenset, complex,
+                                  type(None))}
 
 
 def encode(x, depth=0):
@@ -394,8 +395,8 @@ def encode(x, depth=0):
     themselves, everything else tagged (``{"$tuple": [...]}``, ``$set``, ``$frozenset``, ``$bytes``
     (latin-1 text), ``$int`` (decimal text, beyond 2**53), ``$float`` (``nan``/``inf``/``-inf``),
     ``$dict`` (key/value pairs), ``$complex``, ``$deque``, ``$ordered``, ``$counter``, ``$decimal``,
-    ``$fraction``, ``$keys``/``$values``/``$items`` (dict views)); iterators, ranges and numpy
-    values become lists/numbers. Raises ``TypeError`` for anything else."""
+    ``$fraction``, ``$keys``/``$values``/``$items`` (dict views), ``$type`` (a builtin type by name));
+    iterators, ranges and numpy values become lists/numbers. Raises ``TypeError`` for anything else."""
     import collections
     import decimal
     import fractions
@@ -421,6 +422,8 @@ def encode(x, depth=0):
         return {pairs[t]: [[encode(k, d), encode(v, d)] for k, v in (x.items() if t is not type({}.items()) else x)]}
     if t is bytes:
         return {"$bytes": x.decode("latin-1")}
+    if t is type and _TYPES.get(x.__name__) is x:
+        return {"$type": x.__name__}
     if t is complex:
         return {"$complex": [encode(x.real, d), encode(x.imag, d)]}
     if t is decimal.Decimal:
@@ -463,13 +466,13 @@ def decode(x, depth=0):
         "$complex": lambda: complex(*items()), "$decimal": lambda: decimal.Decimal(v),
         "$fraction": lambda: fractions.Fraction(int(v[0]), int(v[1])),
         "$keys": lambda: dict.fromkeys(items()).keys(), "$values": lambda: dict(enumerate(items())).values(),
-        "$items": lambda: dict(pairs()).items(),
+        "$items": lambda: dict(pairs()).items(), "$type": lambda: _TYPES[v],
     }
     if tag not in makers:
         raise ValueError("unknown tag %r" % tag)
     try:
         return makers[tag]()
-    except (TypeError, ValueError, ArithmeticError) as exc:
+    except (TypeError, ValueError, ArithmeticError, KeyError) as exc:
         raise ValueError("bad %s value: %s" % (tag, exc)) from None
 
 

@@ -49,7 +49,7 @@ def test_a_solution_searching_its_process_for_the_nonce_finds_nothing():
 
 @pytest.mark.parametrize("value", [(1, 2), [1, (2, 3)], {1, 2}, frozenset({3}), b"\x00\xff", 2 ** 100, -(2 ** 70),
                                    float("inf"), float("-inf"), {"a": (1,), 2: [b"x"]}, None, True, 1.5, "s",
-                                   complex(1, -2), {(): {frozenset(): 1}}])
+                                   complex(1, -2), {(): {frozenset(): 1}}, int, type(None)])
 def test_typed_encoding_keeps_types_distinct(value):
     back = decode(encode(value))
     assert back == value and type(back) is type(value)
@@ -61,7 +61,7 @@ def test_typed_encoding_nan_and_the_limits_of_plain_data():
     assert decode(encode((1,))) != decode(encode([1]))  # a tuple never equals a list after crossing
     with pytest.raises(TypeError, match="plain data"):
         encode(object())
-    for bad in ({"$pickle": "x"}, {"a": 1, "b": 2}, {"$tuple": 5}):
+    for bad in ({"$pickle": "x"}, {"a": 1, "b": 2}, {"$tuple": 5}, {"$type": "object"}):
         with pytest.raises(ValueError):
             decode(bad)
 
