@@ -138,35 +138,81 @@ def compile_tests(source, name="tests.py"):
     return compile(tree, name, "exec")
 
 
-def main():
-    """Run the one test described on stdin and print the nonce-prefixed result line."""
-    nonce = sys.stdin.readline().strip()
-    task = json.loads(sys.stdin.read())
+def _tools(nonce):
+    """``(report, error_text, write_json, clock, cpu)`` for one run, made of primitives taken now (before
+    the solution runs, so it cannot patch them): ``report(status, **fields)`` prints the final result
+    line and exits (0 only for ``ok``); ``write_json(dict)`` prints one per-test line."""
     write, dumps, exit_, fmt = os.write, json.dumps, os._exit, traceback.format_exception_only
-    clock, cpu = time.monotonic, time.process_time  # taken before the solution runs: it cannot patch them
+    clock, cpu, flush = time.monotonic, time.process_time, sys.stdout.flush
 
-    def report(status, **fields):
+    def write_line(obj):
         try:
-            sys.stdout.flush()
+            flush()
         except Exception:
             pass
+        write(1, ("\n%s %s\n" % (nonce, obj)).encode("utf-8", "replace"))
+
+    def write_json(obj):
+        write_line(dumps(obj))
+
+    def report(status, **fields):
         try:
             text = dumps(dict(status=status, **fields), allow_nan=True)
         except (TypeError, ValueError, RecursionError) as exc:
             status, text = "fail", dumps({"status": "fail", "error": "result is not a JSON value: %s" % exc})
-        write(1, ("\n%s %s\n" % (nonce, text)).encode("utf-8", "replace"))
+        write_line(text)
         exit_(0 if status == "ok" else 1)
 
     def error_text(exc):
         return "".join(fmt(type(exc), exc)).strip()[-2000:]
 
-    mode = task["mode"]
+    return report, error_text, write_json, clock, cpu
+
+
+def _compile_task(task, report, error_text):
+    """``(tests, batch, setup)`` code objects of a task; a ``test_error`` report when they do not compile."""
     try:
         tests = compile_tests(task["test"]) if "test" in task else None
         batch = [compile_tests(t, "test_%d.py" % i) for i, t in enumerate(task.get("tests") or [])]
         setup = compile(task.get("setup") or "", "setup.py", "exec")
     except (SyntaxError, ValueError) as exc:
         report("test_error", error=error_text(exc))
+    return tests, batch, setup
+
+
+def _assert_loop(batch, ns, stop, tools, failed=(AssertionError,), other_cpu=lambda: 0.0):
+    """Run ``batch`` (compiled asserts) in ``ns`` in order, one per-test line each (``stop``: after the
+    first that is not ``ok``); returns how many ran. ``failed`` exceptions are ``fail``, other
+    ``Exception``s ``error``; anything else (``SystemExit``) propagates: the run ends."""
+    report, error_text, write_json, clock, cpu = tools
+    ran = 0
+    for i, test in enumerate(batch):
+        start, start_cpu, failure = clock(), cpu() + other_cpu(), None
+        try:
+            exec(test, ns)
+            status = "ok"
+        except failed as exc:
+            status, failure = "fail", error_text(exc)
+        except Exception as exc:
+            status, failure = "error", error_text(exc)
+        line = dict(index=i, status=status, seconds=round(clock() - start, 6),
+                    cpu=round(cpu() + other_cpu() - start_cpu, 6))
+        if failure:
+            line["error"] = failure
+        write_json(line)
+        ran = i + 1
+        if status != "ok" and stop:
+            break
+    return ran
+
+
+def main():
+    """Run the one test described on stdin and print the nonce-prefixed result line."""
+    nonce = sys.stdin.readline().strip()
+    task = json.loads(sys.stdin.read())
+    report, error_text, write_json, clock, cpu = _tools(nonce)  # bound before the solution runs
+    mode = task["mode"]
+    tests, batch, setup = _compile_task(task, report, error_text)
 
     import unittest
 
@@ -174,6 +220,9 @@ def main():
     pristine = dict(vars(test_case))
     saved = _snapshot(unittest)
     result_class = _result_class(unittest, error_text)
+    tools = (report, error_text, write_json, clock, cpu)
+    restore, run_unittest, assert_loop, call, eq = _restore, _run_unittest, _assert_loop, _call, judgebox_eq
+    sys.modules["__main__"] = types.ModuleType("__main__")  # `import __main__` no longer reaches this runner
 
     with open("solution.py", encoding="utf-8") as f:
         source = f.read()
@@ -189,11 +238,11 @@ def main():
         tests_module = types.ModuleType("__judgebox_tests__")
         ns = tests_module.__dict__
         ns.update(module.__dict__)
-        ns["__judgebox_eq__"] = judgebox_eq
+        ns["__judgebox_eq__"] = eq
         ns["__name__"] = "__judgebox_tests__"
         sys.modules["__judgebox_tests__"] = tests_module
         if mode == "call":
-            report("ok", value=_call(ns, task["fn_name"], task["args"]))
+            report("ok", value=call(ns, task["fn_name"], task["args"]))
         if mode == "checker":
             verdict = ns["check"](task["input"], task["output"], task["expected"])
             if type(verdict) is not bool:
@@ -201,28 +250,8 @@ def main():
             report("ok", value=verdict)
         exec(setup, ns)
         if mode == "asserts":
-            for i, test in enumerate(batch):
-                start, start_cpu, failure = clock(), cpu(), None
-                try:
-                    exec(test, ns)
-                    status = "ok"
-                except AssertionError as exc:
-                    status, failure = "fail", error_text(exc)
-                except Exception as exc:  # SystemExit & co. propagate: the whole run is an error
-                    status, failure = "error", error_text(exc)
-                line = dict(index=i, status=status, seconds=round(clock() - start, 6),
-                            cpu=round(cpu() - start_cpu, 6))
-                if failure:
-                    line["error"] = failure
-                try:
-                    sys.stdout.flush()
-                except Exception:
-                    pass
-                write(1, ("\n%s %s\n" % (nonce, dumps(line))).encode("utf-8", "replace"))
-                if status != "ok" and task.get("stop"):
-                    break
-            report("ok", ran=i + 1 if batch else 0)
-        _restore(saved)  # what the solution changed in unittest is undone before the tests exist
+            report("ok", ran=assert_loop(batch, ns, task.get("stop"), tools))
+        restore(saved)  # what the solution changed in unittest is undone before the tests exist
         exec(tests, ns)
         if mode == "harness":
             entry = task["entry_point"]
@@ -231,7 +260,7 @@ def main():
             ns["check"](ns[entry])
             report("ok")
         if mode == "unittest":
-            status, fields = _run_unittest(unittest, tests_module, pristine, result_class())
+            status, fields = run_unittest(unittest, tests_module, pristine, result_class())
             report(status, **fields)
         report("ok")
     except AssertionError as exc:
@@ -618,37 +647,20 @@ def split_main():
     _undumpable()
     os.close(req_r)
     os.close(ans_w)
-    _run_tests_process(os.fdopen(req_w, "wb", buffering=0), os.fdopen(ans_r, "rb"), error_text)
+    _run_tests_process(os.fdopen(req_w, "wb", buffering=0), os.fdopen(ans_r, "rb"))
 
 
-def _run_tests_process(requests, answers, error_text):
+def _run_tests_process(requests, answers):
     """The tests' process: read the nonce and the task, run the tests against proxies, report."""
     import builtins
 
     nonce = sys.stdin.readline().strip()
     task = json.loads(sys.stdin.read())
-    write, dumps, exit_, clock, cpu = os.write, json.dumps, os._exit, time.monotonic, time.process_time
+    tools = _tools(nonce)
+    report, error_text = tools[0], tools[1]
     solution = _Solution(requests, answers)
-
-    def report(status, **fields):
-        try:
-            sys.stdout.flush()
-        except Exception:
-            pass
-        try:
-            text = dumps(dict(status=status, **fields), allow_nan=True)
-        except (TypeError, ValueError, RecursionError) as exc:
-            status, text = "fail", dumps({"status": "fail", "error": "result is not a JSON value: %s" % exc})
-        write(1, ("\n%s %s\n" % (nonce, text)).encode("utf-8", "replace"))
-        exit_(0 if status == "ok" else 1)
-
     mode = task["mode"]
-    try:
-        tests = compile_tests(task["test"]) if "test" in task else None
-        batch = [compile_tests(t, "test_%d.py" % i) for i, t in enumerate(task.get("tests") or [])]
-        setup = compile(task.get("setup") or "", "setup.py", "exec")
-    except (SyntaxError, ValueError) as exc:
-        report("test_error", error=error_text(exc))
+    tests, batch, setup = _compile_task(task, report, error_text)
     try:
         loaded = solution.answer(op="load")
     except (_Ended, ValueError):
@@ -669,24 +681,8 @@ def _run_tests_process(requests, answers, error_text):
             report("ok", value=solution.ask(op="entry", name=task["fn_name"], args=encode(task["args"])))
         exec(setup, ns)
         if mode == "asserts":
-            i = 0
-            for i, test in enumerate(batch):
-                start, start_cpu, failure = clock(), cpu() + solution.cpu, None
-                try:
-                    exec(test, ns)
-                    status = "ok"
-                except (AssertionError, _NotData) as exc:
-                    status, failure = "fail", error_text(exc)
-                except Exception as exc:  # _Ended propagates: the run ends as an in-process one would
-                    status, failure = "error", error_text(exc)
-                line = dict(index=i, status=status, seconds=round(clock() - start, 6),
-                            cpu=round(cpu() + solution.cpu - start_cpu, 6))
-                if failure:
-                    line["error"] = failure
-                write(1, ("\n%s %s\n" % (nonce, dumps(line))).encode("utf-8", "replace"))
-                if status != "ok" and task.get("stop"):
-                    break
-            report("ok", ran=i + 1 if batch else 0)
+            report("ok", ran=_assert_loop(batch, ns, task.get("stop"), tools, (AssertionError, _NotData),
+                                          lambda: solution.cpu))
         exec(tests, ns)
         entry = task["entry_point"]
         if entry not in ns:

@@ -104,3 +104,16 @@ def test_mbpp_rows_that_build_solution_objects_stay_in_process_and_say_so():
             "def total(node):\n    return node.v + (total(node.n) if node.n else 0)\n")
     j = judge(spec, code)
     assert j.verdict == Verdict.accepted and j.tests[0].harness_isolation == "in-process"
+
+
+@pytest.mark.parametrize("attack", [
+    "import __main__\n__main__.judgebox_eq = lambda a, b: True\n",  # the runner's honest ==
+    "import json\n_d = json.dumps\njson.dumps = lambda o, **k: _d(dict(o, status='ok')) if 'index' in o else _d(o, **k)\n",
+])
+def test_in_process_runner_cannot_be_patched_through_its_module(attack):
+    """In-process (a setup that is more than imports keeps it there): the solution cannot reach the
+    runner through ``import __main__`` nor rewrite its per-test lines by patching ``json``."""
+    spec = TestSpec(kind="assert", asserts=["assert f() == 42"], setup_code="X = 1")
+    code = attack + "class L:\n    def __eq__(s, o): return True\ndef f(): return L()\n"
+    j = judge(spec, code)
+    assert j.verdict == Verdict.wrong_answer and j.tests[0].harness_isolation == "in-process"
