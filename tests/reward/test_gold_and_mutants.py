@@ -28,6 +28,7 @@ def shared_data(monkeypatch):
     monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
 
 
+@pytest.mark.timeout(3600)  # MBPP: 974 gold runs and at least as many mutants, about 10 min on 2 busy cores
 @pytest.mark.parametrize("dataset,n_gold", [("humaneval", 164), ("mbpp", 974), ("apps", 3), ("sandboxfusion-mbpp", 20)])
 def test_every_gold_passes_and_a_mutant_of_each_fails(dataset, n_gold):
     problems, _ = load_dataset(dataset)
