@@ -126,7 +126,7 @@ def _eval(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
-    from reward.evaluate import Evaluation, dataset_samples, read_samples
+    from reward.evaluate import Evaluation, check_sanitizable, dataset_samples, read_samples, unattempted
     from reward.loaders import load_dataset
     from reward.report import print_table, write_chart, write_summary
     from sandbox import SandboxClient
@@ -141,16 +141,24 @@ def _eval(args: argparse.Namespace) -> int:
                         "give a jsonl/json/parquet samples file, 'gold' or 'column:NAME'")
         samples = read_samples(path, problems)
         tag = path.name.split(".")[0]
+        missing = unattempted(problems, samples)
+        if missing and not args.allow_partial:
+            raise UsageError(f"--samples {args.samples}: {len(missing)} of {len(problems)} problems have no sample "
+                             f"(e.g. {missing[0]!r}); pass --allow-partial to score the whole benchmark with those "
+                             "problems counted as unsolved (pass@k over all problems, unattempted = 0)")
     results = writable("--results", args.results or f"judgebox-results/{name}-{tag}.results.jsonl",
                        make_parent=True)
     for flag, out in (("--summary", args.summary), ("--chart", args.chart)):
         if out:
             writable(flag, out)
+    sanitize = args.sanitize if args.sanitize is not None else bool(manifest and manifest.sanitize)
+    if sanitize:
+        check_sanitizable(problems)
     client = SandboxClient(args.sandbox_url or None)
     concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
-                            dataset=name)
+                            dataset=name, sanitize=sanitize)
     done, pending = evaluation.plan(samples)
     if done:
         redo = sum(1 for s in pending if s.key in done)
@@ -365,6 +373,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--stop-on-first-failure", action="store_true",
                     help="stop a sample's tests at its first failure (faster, less per-test detail)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--sanitize", action=argparse.BooleanOptionalAction, default=None,
+                    help="evalplus-style sanitizing of Python function completions (default: the manifest's)")
+    ev.add_argument("--allow-partial", action="store_true",
+                    help="accept a samples file that leaves problems out (they count 0 in pass@k)")
     ev.set_defaults(func=_eval)
 
     ro = sub.add_parser("rollout", help="generate scored agent trajectories (tool calls, pass@k) with a model")

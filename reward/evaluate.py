@@ -80,6 +80,32 @@ def read_samples(path: Path, problems: list[Problem]) -> list[Sample]:
     return number_samples(pairs)
 
 
+def check_sanitizable(problems: list[Problem]) -> None:
+    """Refuse sanitizing a dataset that has problems it cannot apply to, before anything is scored.
+
+    Raises:
+        ValueError: a problem is not a Python function-completion problem (names it), or
+            evalplus is not installed (says how to install it).
+    """
+    from reward.sanitize import sanitize
+
+    for p in problems:
+        if p.spec is not None and (p.spec.kind == "stdio" or p.language not in ("python", "py", "python3")
+                                   or (p.spec.kind == "harness" and not p.spec.entry_point)):
+            raise ValueError(f"--sanitize: problem {p.task_id} is a {p.language} {p.spec.kind} problem; "
+                             "sanitizing applies to Python function-completion problems only (use --no-sanitize)")
+    try:
+        sanitize("def f():\n    return 1\n", "f")
+    except ImportError as exc:
+        raise ValueError(f"--sanitize: {exc}") from None
+
+
+def unattempted(problems: list[Problem], samples: list[Sample]) -> list[str]:
+    """The task ids of ``problems`` that no sample is for, in dataset order."""
+    have = {s.task_id for s in samples}
+    return [p.task_id for p in problems if p.task_id not in have]
+
+
 def dataset_samples(problems: list[Problem], source: str) -> list[Sample]:
     """Samples taken from the dataset itself: ``"gold"`` (reference solutions) or ``"column:NAME"``.
 
@@ -143,6 +169,7 @@ class Evaluation:
         retries: extra attempts for a sample whose judgement is ``infra_error``.
         stop_on_first_failure: stop a sample's tests at the first failure (faster, less detail).
         dataset: the name shown in the summary.
+        sanitize: sanitize each sample (evalplus's sanitizer, :func:`reward.sanitize.sanitize_candidate`).
 
     Raises:
         ValueError: ``concurrency < 1`` or ``retries < 0``.
@@ -150,7 +177,7 @@ class Evaluation:
 
     def __init__(self, problems: list[Problem], results_path: Path, *, client=None,
                  concurrency: int = 8, retries: int = 2, stop_on_first_failure: bool = False,
-                 dataset: str = "dataset") -> None:
+                 dataset: str = "dataset", sanitize: bool = False) -> None:
         if concurrency < 1 or retries < 0:
             raise ValueError(f"--concurrency must be >= 1 and --retries >= 0; got {concurrency} and {retries}")
         self.problems = {p.task_id: p for p in problems}
@@ -160,6 +187,7 @@ class Evaluation:
         self.retries = retries
         self.stop_on_first_failure = stop_on_first_failure
         self.dataset = dataset
+        self.sanitize = sanitize
 
     async def judge_sample(self, sample: Sample) -> dict[str, Any]:
         """Judge one sample (with retries on ``infra_error``) and return its results row."""
@@ -168,7 +196,7 @@ class Evaluation:
         if problem.spec is None:
             judgement = Judgement(verdict=Verdict.test_data_error, message=problem.data_error or "")
             return result_row(sample, judgement, time.perf_counter() - start, 0)
-        spec, code = problem.candidate(sample.completion)
+        spec, code = problem.candidate(sample.completion, sanitize=self.sanitize)
         attempts = 0
 
         async def once() -> Judgement:

@@ -25,7 +25,7 @@ Rules (BUG-023/024/025):
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, Optional
 
 #: sandbox language -> fence tags that mean it (lower case).
 LANGUAGE_TAGS: dict[str, frozenset[str]] = {
@@ -112,22 +112,36 @@ def _has_fence(text: str) -> bool:
     return bool(fenced_blocks(text))
 
 
-def extract_code(completion: str, language: str = "python", policy: Literal["last", "first"] = "last") -> str:
+def extract_code(completion: str, language: str = "python", policy: Literal["last", "first"] = "last", *,
+                 sanitize: bool = False, entry_point: Optional[str] = None) -> str:
     """The program in a model completion (see the module docstring for the rules).
 
     Args:
         completion: the model output (may include the prompt, chat tokens, prose and fences).
         language: the sandbox language the code should be in (selects fence tags).
         policy: ``"last"`` or ``"first"`` matching block.
+        sanitize: then keep only imports and the definitions ``entry_point`` needs (all definitions
+            when ``entry_point`` is ``None``), dropping top-level statements: evalplus's sanitizer
+            (:mod:`reward.sanitize`); Python only.
+        entry_point: the function the tests call (with ``sanitize``).
 
     Returns:
         the code, with a trailing newline when not empty.
 
     Raises:
-        ValueError: ``policy`` is neither ``"last"`` nor ``"first"``.
+        ValueError: ``policy`` is neither ``"last"`` nor ``"first"``; ``sanitize`` for a language
+            other than Python.
+        ImportError: ``sanitize`` without evalplus installed.
     """
     if policy not in ("last", "first"):
         raise ValueError(f"policy: {policy!r} is not 'last' or 'first'")
+    if sanitize:
+        if _tags(language) != _tags("python"):
+            raise ValueError(f"sanitize: applies to Python, not {language!r}")
+        from .sanitize import sanitize as _sanitize
+
+        code = extract_code(completion, language, policy)
+        return _tidy(_sanitize(code, entry_point)) if code else code
     text = drop_reasoning(clean_completion(completion))
     lone = _lone_closing_fence(text)
     if lone is not None:

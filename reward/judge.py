@@ -20,6 +20,7 @@ Rules (each pinned by a test in ``tests/reward``):
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import logging
@@ -34,10 +35,9 @@ from sandbox.errors import SandboxInfraError, SandboxRequestError
 from sandbox.models import CommandRunResult, CommandRunStatus, RunStatus, RunTestsRequest, RunTestsResponse
 
 from .checkers import get_checker
-from .checkers.checker import checker_request, checker_verdicts
+from .checkers.checker import JURY_CHECKED, checker_outcomes, checker_request, problem_key
 from .checkers.float import EPS, values_close
 from .harness import build_plan, sandbox_language
-from .harness.runner import count_tests
 from .spec import TestDataError, TestSpec
 from .verdict import Judgement, TestResult, Verdict
 
@@ -135,9 +135,11 @@ class _Judging:
         self.spec, self.code, self.stop = spec, code, stop
         self.nonce: Optional[str] = None
         self.batched = False
+        self.isolation: Optional[str] = None
         self.checker_nonce = secrets.token_hex(16)
         self.results: Optional[list[TestResult]] = None
         self.pending: list[TestResult] = []
+        self.jury_key: Optional[str] = None  # set while the checker is also run on the jury's answers
         self._stdout: dict[int, str] = {}
 
     # the two faces ------------------------------------------------------------------------------
@@ -170,6 +172,7 @@ class _Judging:
             return self.whole(Verdict.test_data_error, f"the sandbox request is invalid: {exc}")
         self.nonce = plan.nonce
         self.batched = plan.batched
+        self.isolation = plan.isolation
         return plan.request
 
     def failed(self, exc: Exception) -> Judgement:
@@ -198,11 +201,17 @@ class _Judging:
         self.results = [self.one(i, run) for i, run in enumerate(resp.run_results)]
         pending = [r for r in self.results if r.verdict == Verdict.accepted and self.needs_program_checker]
         if pending:
-            triples = [(self.spec.stdio[r.index].stdin, self._stdout[r.index], self.spec.stdio[r.index].expected)
-                       for r in pending]
+            program, cases = self.spec.checker_program or "", self.spec.stdio
+            triples = [(cases[r.index].stdin, self._stdout[r.index], cases[r.index].expected) for r in pending]
             self.pending = pending
-            return checker_request(self.spec.checker_program or "", triples, self.checker_nonce,
-                                   self.spec.run_timeout)
+            key = problem_key(program, [(c.stdin, c.expected) for c in cases])
+            known = JURY_CHECKED.get(key)
+            if known:
+                return self.whole(Verdict.test_data_error, known)
+            if known is None:  # first submission of this problem: check the jury's answers too
+                self.jury_key = key
+                triples += [(c.stdin, c.expected, c.expected) for c in cases]
+            return checker_request(program, triples, self.checker_nonce, self.spec.run_timeout)
         return self.summary()
 
     @property
@@ -210,14 +219,29 @@ class _Judging:
         return self.spec.kind == "stdio" and self.spec.checker == "checker"
 
     def apply_checker(self, resp: RunTestsResponse) -> Judgement:
-        if resp.status == RunStatus.SandboxError and not resp.run_results:
-            return self.whole(Verdict.infra_error, resp.message)
-        verdicts = checker_verdicts(resp, self.checker_nonce)
-        if len(verdicts) != len(self.pending) or any(v is None for v in verdicts):
-            return self.whole(Verdict.test_data_error, "checker_program failed (raised, returned a non-bool "
-                                                       "or timed out) on this output")
-        for r, ok in zip(self.pending, verdicts):
+        """Checker results: the contestant's outputs, then (first submission only) the jury's answers.
+
+        A checker failing on the jury's answer is ``test_data_error`` (remembered for the problem);
+        failing on the contestant's output (raised, non-bool, no finish) is ``wrong_answer``.
+        """
+        want = len(self.pending) + (len(self.spec.stdio) if self.jury_key else 0)
+        runs = resp.run_results
+        if len(runs) != want or any(r is not None and r.status == CommandRunStatus.Error for r in runs):
+            return self.whole(Verdict.infra_error, resp.message or "the checker program could not be run")
+        outcomes = checker_outcomes(resp, self.checker_nonce)
+        if self.jury_key:
+            jury = outcomes[len(self.pending):]
+            bad = next((i for i, (ok, _) in enumerate(jury) if ok is not True), None)
+            problem = "" if bad is None else (
+                f"checker_program rejects the jury's answer of stdio[{bad}] (check(input, expected, expected) "
+                f"{'returned False' if jury[bad][0] is False else 'failed: ' + jury[bad][1]})")
+            JURY_CHECKED.remember(self.jury_key, problem)
+            if problem:
+                return self.whole(Verdict.test_data_error, problem)
+        for r, (ok, why) in zip(self.pending, outcomes):
             r.verdict = Verdict.accepted if ok else Verdict.wrong_answer
+            if ok is None:
+                r.stderr = (r.stderr + f"\n[judgebox] the checker rejected this output: {why}").strip()[-_HEAD:]
         return self.summary()
 
     def unbatch(self, run: Optional[CommandRunResult]) -> list[TestResult]:
@@ -277,7 +301,7 @@ class _Judging:
         if m and m.get("error"):
             res.stderr = (res.stderr + "\n" + str(m["error"])).strip()[-_HEAD:]
         named = {"compile_error": Verdict.compile_error, "test_error": Verdict.test_data_error,
-                 "fail": Verdict.wrong_answer, "error": Verdict.runtime_error}
+                 "fail": Verdict.wrong_answer, "error": Verdict.runtime_error, "skip": Verdict.skipped}
         if status in named:
             return named[status]
         if run.return_code != 0:
@@ -288,9 +312,6 @@ class _Judging:
             return Verdict.runtime_error
         if self.spec.kind == "call":
             return self.call_verdict(i, m.get("value"))
-        if self.spec.kind == "harness" and sandbox_language(self.spec) == "python" and not self.spec.entry_point:
-            if m.get("ran") != len(count_tests(self.spec.harness or "")):
-                return Verdict.wrong_answer
         return Verdict.accepted
 
     def stdio_verdict(self, i: int, run: CommandRunResult, res: TestResult) -> Verdict:
@@ -302,7 +323,14 @@ class _Judging:
             return Verdict.runtime_error
         case = self.spec.stdio[i]
         out = run.stdout or ""
-        if run.stdout_truncated:
+        if self.spec.output_file:
+            written = run.files.get(self.spec.output_file)
+            if written is None:
+                res.stderr = (res.stderr + f"\n[judgebox] the program did not write the output file "
+                              f"{self.spec.output_file!r}").strip()
+                return Verdict.wrong_answer
+            out = base64.b64decode(written).decode("utf-8", "replace")
+        elif run.stdout_truncated:
             return self.truncated_verdict(len(out.encode()), len(case.expected.encode()), res)
         if self.needs_program_checker:
             self._stdout[i] = out
@@ -337,6 +365,8 @@ class _Judging:
     # the whole submission -----------------------------------------------------------------------------
     def summary(self, message: str = "") -> Judgement:
         results = self.results or []
+        for r in results:
+            r.harness_isolation = self.isolation
         verdicts = [r.verdict for r in results]
         n_passed = verdicts.count(Verdict.accepted)
         for special in (Verdict.infra_error, Verdict.test_data_error, Verdict.compile_error):

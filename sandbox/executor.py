@@ -173,7 +173,7 @@ class Executor:
             env = self.env(workdir, iso, recipe)
             compile_result = None
             if recipe.compile:
-                compile_result = self.command(recipe.argv(recipe.compile, request.code, python), workdir,
+                compile_result = self.command(recipe.argv(recipe.compile, request.code, python, request.cpp_std), workdir,
                                               env, request.compile_timeout, iso, None)
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
@@ -182,6 +182,8 @@ class Executor:
                 for i, case in enumerate(cases):
                     runs[i] = r = (self._case_files(workdir, case, i, iso.user)
                                    or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin))
+                    if case.fetch_files:
+                        r.files = fetch(workdir, case.fetch_files)
                     if stop_on_first_failure and overall_status(r) != RunStatus.Success:
                         break
             resp = RunTestsResponse(
@@ -193,10 +195,13 @@ class Executor:
 
     @staticmethod
     def _case_files(workdir: str, case: TestCaseInput, index: int, uid: Optional[int]) -> Optional[CommandRunResult]:
-        """Write a case's extra files; an ``Error`` result if an earlier run planted a link in the way."""
-        if not case.files:
+        """Write a case's extra files and remove its ``fetch_files`` (an earlier case's output must not
+        count); an ``Error`` result if an earlier run planted a link in the way."""
+        if not case.files and not case.fetch_files:
             return None
         try:
+            for rel in case.fetch_files:
+                remove_output(workdir, rel)
             write_files(workdir, decode_files(case.files, "cases[].files"), uid)
         except (OSError, ValueError) as exc:
             return CommandRunResult(status=CommandRunStatus.Error, stdout="",
@@ -290,6 +295,21 @@ def _folders_between(root: str, folder: str) -> list[str]:
         out.append(folder)
         folder = os.path.dirname(folder)
     return out
+
+
+def remove_output(workdir: str, rel: str) -> None:
+    """Remove the file (or link) ``rel`` under ``workdir`` if present; never follows a link out.
+
+    Raises:
+        ValueError: the path's folder resolves outside ``workdir``.
+    """
+    path = os.path.join(workdir, rel)
+    real_root = os.path.realpath(workdir)
+    real_parent = os.path.realpath(os.path.dirname(path))
+    if real_parent != real_root and not real_parent.startswith(real_root + os.sep):
+        raise ValueError(f"fetch_files: {rel!r} resolves outside the working directory")
+    if os.path.lexists(path) and not os.path.isdir(path) or os.path.islink(path):
+        os.unlink(path)
 
 
 def fetch(workdir: str, paths: list[str]) -> dict[str, str]:

@@ -2,11 +2,12 @@
 
 Each :class:`Recipe` says which file the code is written to, how it is compiled (if at all), how it
 is run, and how to ask the toolchain for its version. ``{python}`` in a command is replaced with the
-configured interpreter, ``{source}`` with the file name and ``{main}`` with the entry name (the Java
-public class). Adding a language is adding one row.
+configured interpreter, ``{source}`` with the file name, ``{main}`` with the entry name (the Java
+public class) and ``{cpp_std}`` with the C++ standard. Adding a language is adding one row.
 
-Compiler flags follow common online judges (Codeforces/AtCoder): ``g++ -O2 -std=c++17``,
-``rustc -O --edition 2021``.
+Compiler flags follow common online judges: ``g++ -O2 -std=gnu++20`` (the newest standard g++ 12
+supports well; ICPC/DOMjudge compile with ``-std=gnu++20``, DOMjudge PR #2340), another standard per
+request with ``cpp_std`` (e.g. ``c++17``); ``rustc -O --edition 2021``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,23 @@ _JAVA_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:\\.|[^\\])*?"""|"(?:\\.|[^"\
 _JAVA_DECL = re.compile(r"((?:\b(?:public|final|abstract|static|sealed|strictfp)\s+)*)"
                         r"\b(class|interface|enum|record)\s+([A-Za-z_$][\w$]*)|[{}]")
 _JAVA_MAIN = re.compile(r"\bvoid\s+main\s*\(")
+
+#: The C++ standard used when a request names none (``g++ -std=...``).
+DEFAULT_CPP_STD = "gnu++20"
+#: The ``-std=`` values a request may choose (ISO or GNU dialect, C++98 to C++26 spellings).
+CPP_STD = re.compile(r"(?:c|gnu)\+\+(?:98|03|0x|11|1y|14|1z|17|2a|20|2b|23|2c|26)\Z")
+
+
+def check_cpp_std(value: Optional[str]) -> Optional[str]:
+    """``value`` if it is ``None`` or a ``g++ -std=`` value of :data:`CPP_STD`.
+
+    Raises:
+        ValueError: naming the ``cpp_std`` field and examples of accepted values.
+    """
+    if value is not None and not CPP_STD.match(value):
+        raise ValueError(f"cpp_std: {value!r} is not a g++ -std value; use e.g. 'c++17', 'gnu++17', 'c++20' "
+                         "or 'gnu++20'")
+    return value
 
 
 #: Java class path: the working directory plus javatuples (Debian ``libjavatuples-java``), which
@@ -109,12 +127,14 @@ class Recipe:
     module: Optional[str] = None
     entry: Optional[Callable[[str], str]] = None
 
-    def argv(self, template: tuple[str, ...], code: str, python: str) -> list[str]:
-        """Expand a command template for ``code`` (see module docstring for placeholders)."""
+    def argv(self, template: tuple[str, ...], code: str, python: str, cpp_std: Optional[str] = None) -> list[str]:
+        """Expand a command template for ``code`` (see module docstring for placeholders); ``cpp_std``
+        defaults to :data:`DEFAULT_CPP_STD`."""
         main = self.main(code)
         source = self.source.format(main=main)
         entry = self.entry(code) if self.entry else main
-        return [t.format(python=python, source=source, main=main, entry=entry) for t in template]
+        return [t.format(python=python, source=source, main=main, entry=entry, cpp_std=cpp_std or DEFAULT_CPP_STD)
+                for t in template]
 
     def source_name(self, code: str) -> str:
         """The file name ``code`` is written to."""
@@ -131,7 +151,7 @@ RECIPES: dict[str, Recipe] = {
         Recipe("python", "main.py", ("{python}", "main.py"), version=("{python}", "--version")),
         Recipe("pytest", "test_main.py", ("{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_main.py"),
                version=("{python}", "-m", "pytest", "--version"), module="pytest"),
-        Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std=c++17", "-pipe", "-o", "main", "main.cpp"),
+        Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std={cpp_std}", "-pipe", "-o", "main", "main.cpp"),
                version=("g++", "--version")),
         Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", "-cp", JAVA_CLASSPATH, "{entry}"),
                compile=("javac", "-encoding", "UTF-8", "-d", ".", "-cp", JAVA_CLASSPATH, "{main}.java"),

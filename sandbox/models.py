@@ -15,9 +15,14 @@ import base64
 import binascii
 import posixpath
 from enum import Enum
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from .languages import check_cpp_std
+
+#: A ``g++ -std=`` value (``c++17``, ``gnu++20``, ...) or ``None`` for the default.
+CppStd = Annotated[Optional[str], AfterValidator(check_cpp_std)]
 
 #: Every language name SandboxFusion accepts. A valid name whose toolchain is not installed returns
 #: ``SandboxError`` (not HTTP 422); a name outside this list is a malformed request (HTTP 422).
@@ -44,6 +49,13 @@ class RunStatus(str, Enum):
     Success = "Success"
     Failed = "Failed"
     SandboxError = "SandboxError"
+
+
+def validate_relative_paths(paths: list[str], field: str) -> list[str]:
+    """``paths`` unchanged after :func:`validate_relative_path` accepted each (raises its ``ValueError``)."""
+    for path in paths:
+        validate_relative_path(path, field)
+    return paths
 
 
 def validate_relative_path(path: str, field: str) -> str:
@@ -102,12 +114,7 @@ class _Request(BaseModel):
         decode_files(v)
         return v
 
-    @field_validator("fetch_files")
-    @classmethod
-    def _check_fetch(cls, v: list[str]) -> list[str]:
-        for p in v:
-            validate_relative_path(p, "fetch_files")
-        return v
+    _check_fetch = field_validator("fetch_files")(classmethod(lambda cls, v: validate_relative_paths(v, "fetch_files")))
 
 
 class RunCodeRequest(_Request):
@@ -133,6 +140,10 @@ class RunCodeRequest(_Request):
     args: list[str] = Field(
         default_factory=list, description="extra command-line arguments of the run step (SandboxFusion: pytest's)"
     )
+    cpp_std: CppStd = Field(
+        None, description="judgebox extension: the C++ standard, g++ -std=VALUE (c++17, gnu++20, ...); "
+                          "None = gnu++20")
+
 
 
 class TestCaseInput(BaseModel):
@@ -141,12 +152,18 @@ class TestCaseInput(BaseModel):
     model_config = ConfigDict(extra="ignore")
     stdin: Optional[str] = None
     files: dict[str, Optional[str]] = Field(default_factory=dict)
+    fetch_files: list[str] = Field(
+        default_factory=list, description="judgebox extension: relative paths removed before this case "
+                                          "runs and returned (base64) in its run result's files")
 
     @field_validator("files")
     @classmethod
     def _check_files(cls, v: dict[str, Optional[str]]) -> dict[str, Optional[str]]:
         decode_files(v, "cases[].files")
         return v
+
+    _check_fetch = field_validator("fetch_files")(
+        classmethod(lambda cls, v: validate_relative_paths(v, "cases[].fetch_files")))
 
 
 class RunTestsRequest(RunCodeRequest):
@@ -175,6 +192,8 @@ class CommandRunResult(BaseModel):
     stderr_truncated: bool = False
     memory_exceeded: bool = False
     disk_exceeded: bool = False
+    files: dict[str, str] = Field(default_factory=dict, description="the case's fetch_files found after "
+                                                                    "the run: path -> base64 content")
 
 
 class RunCodeResponse(BaseModel):

@@ -28,6 +28,10 @@ if [ ! -f "$venv/.complete" ]; then
   "$venv/bin/python" -c "import vllm, trl, verl.protocol, verl.experimental.agent_loop, verl.tools.tool_registry" >&2
   # OpenRLHF only for its remote-reward client (tests/integrations/test_openrlhf.py); its deps need CUDA.
   $pip install -q --no-deps openrlhf==0.11.2 >&2
+  # evalplus's sanitizer (judgebox[sanitize]) without its model-provider clients; the rest of what
+  # `import evalplus.sanitize` needs (datasets, termcolor, tqdm) TRL already brings.
+  $pip install -q --no-deps evalplus==0.3.1 >&2
+  $pip install -q tree-sitter tree-sitter-python wget appdirs tempdir termcolor >&2
   touch "$venv/.complete"
 fi
 "$venv/bin/python" -m pip install -q -e ".[test,agent,data]" >&2

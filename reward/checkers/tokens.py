@@ -1,15 +1,18 @@
-"""``tokens``: line structure kept, whitespace inside a line collapsed; tokens compared as text."""
+"""``tokens``: the whitespace-separated token sequences must be equal, compared as text.
+
+Line breaks, blank lines and runs of spaces are all one separator (testlib ``wcmp``, CodeContests'
+evaluator), so ``"1 2\\n3"`` matches ``"1\\n2 3"``; a missing or extra token still fails
+(``"1"`` vs ``"1 2 3"``). ``-0.00`` != ``0.00`` (text compare, like ``wcmp``).
+"""
 
 from __future__ import annotations
 
-from .lines import normalise_lines
 
-
-def token_lines(text: str) -> list[list[str]]:
-    """Whitespace-separated tokens of each normalised line (see :func:`~reward.checkers.lines.normalise_lines`)."""
-    return [line.split() for line in normalise_lines(text)]
+def tokens(text: str) -> list[str]:
+    """The whitespace-separated tokens of ``text`` (``str.split()``: spaces, tabs, CR, LF, ...)."""
+    return text.split()
 
 
 def check(output: str, expected: str, **options: object) -> bool:
-    """True iff every line has the same tokens, as text (``-0.00`` != ``0.00``)."""
-    return token_lines(output) == token_lines(expected)
+    """True iff ``output`` and ``expected`` have the same token sequence, as text."""
+    return tokens(output) == tokens(expected)

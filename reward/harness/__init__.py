@@ -8,17 +8,25 @@
   ``run_timeout`` per assert, and an assert that took longer than ``run_timeout`` is a timeout.
 - ``harness`` in other languages: :mod:`reward.harness.multipl` builds one test program per
   submission that prints the nonce marker after its tests.
+
+Python ``call``/``assert``/entry-point ``harness`` tests that only call the solution run apart from it
+(``main.py --process``, :func:`harness_isolation` decides from the tests): the nonce and the tests
+live in a process where the solution's code never runs.
 """
 
 from __future__ import annotations
 
+import ast
+import base64
+import builtins
 import secrets
 from dataclasses import dataclass
 from typing import Optional
 
 from sandbox.models import RunTestsRequest
 
-from ..spec import TestDataError, TestSpec
+from ..preludes import with_prelude
+from ..spec import StdioCase, TestDataError, TestSpec
 from .multipl import build_program
 from .python import runner_request
 from .runner import count_tests
@@ -43,6 +51,7 @@ class Plan:
     request: RunTestsRequest
     nonce: Optional[str]
     batched: bool = False  #: one runner case reports every test (``assert`` kind)
+    isolation: Optional[str] = None  #: :func:`harness_isolation` of the spec
 
 
 def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False,
@@ -50,7 +59,8 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
     """Build the single ``/run_tests`` request for ``code`` against ``spec`` (already ``check_data``-ed).
 
     Args:
-        spec: the tests; ``spec.prefix`` is prepended to ``code`` for every kind.
+        spec: the tests; ``spec.prefix`` is prepended to ``code`` for every kind, and a Python
+            ``spec.prelude`` before that (:func:`reward.preludes.with_prelude`).
         code: the candidate source text.
         stop_on_first_failure: skip the remaining cases after the first failure (binary rewards).
         compile_timeout: seconds for the compile step of compiled languages.
@@ -58,28 +68,80 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
     Raises:
         TestDataError: the tests cannot be turned into a program (no ``main``, no test methods, ...).
     """
-    source = spec.prefix + code
+    source = with_prelude(spec.prelude, spec.prefix + code)
     language = sandbox_language(spec)
     limits = dict(run_timeout=spec.run_timeout, memory_limit_MB=spec.memory_limit_MB,
                   stop_on_first_failure=stop_on_first_failure)
     if spec.kind == "stdio":
         req = RunTestsRequest(code=source, language=language, compile_timeout=compile_timeout,
-                              cases=[{"stdin": c.stdin} for c in spec.stdio], **limits)
+                              cpp_std=spec.cpp_std, cases=[stdio_case(spec, c) for c in spec.stdio], **limits)
         return Plan(req, None)
     nonce = secrets.token_hex(16)
+    isolation = harness_isolation(spec)
     if language == "python" and spec.kind == "assert":
         task = {"mode": "asserts", "setup": spec.setup_code, "tests": spec.asserts,
                 "stop": stop_on_first_failure}
         limits["run_timeout"] = spec.run_timeout * len(spec.asserts)
-        return Plan(runner_request(source, [task], nonce, **limits), nonce, batched=True)
+        return Plan(runner_request(source, [task], nonce, process=isolation == "process", **limits), nonce,
+                    batched=True, isolation=isolation)
     if language == "python":
-        return Plan(runner_request(source, python_tasks(spec), nonce, **limits), nonce)
+        return Plan(runner_request(source, python_tasks(spec), nonce, process=isolation == "process", **limits),
+                    nonce, isolation=isolation)
     if spec.kind != "harness":
         raise TestDataError(f"language: {spec.kind} tests run Python only, not {spec.language!r}")
     program = build_program(language, source, spec.harness or "")
     req = RunTestsRequest(code=program, language=language, compile_timeout=compile_timeout,
-                          cases=[{"stdin": nonce + "\n"}], **limits)
+                          cpp_std=spec.cpp_std, cases=[{"stdin": nonce + "\n"}], **limits)
     return Plan(req, nonce)
+
+
+def stdio_case(spec: TestSpec, case: StdioCase) -> dict:
+    """One ``/run_tests`` case of a stdio spec: stdin, the input file and extra files (base64), and
+    the output file to fetch."""
+    files = {**case.files, **({spec.input_file: case.stdin} if spec.input_file else {})}
+    return {"stdin": case.stdin, "files": {p: base64.b64encode(t.encode()).decode() for p, t in files.items()},
+            "fetch_files": [spec.output_file] if spec.output_file else []}
+
+
+def harness_isolation(spec: TestSpec) -> Optional[str]:
+    """Where a Python spec's tests run: ``"process"`` (apart from the solution, which they reach
+    through proxies and plain data) or ``"in-process"``; ``None`` for stdio and other languages.
+
+    Decided from the tests alone, never from the solution: ``call`` problems and tests that only call
+    the solution's (or the prompt's) functions with data run in their own process. Tests that need
+    the solution's own objects stay in-process: a unittest harness, tests that name a capitalised
+    solution name (a class: MBPP's linked-list ``Node``, ``Pair``), that define classes or lambdas,
+    or a setup that is more than imports.
+    """
+    if spec.kind == "stdio" or sandbox_language(spec) != "python":
+        return None
+    if spec.kind == "call":
+        return "process"
+    if spec.kind == "harness" and not spec.entry_point:
+        return "in-process"
+    try:
+        trees = [ast.parse(s) for s in (spec.harness or "", *spec.asserts)]
+        setup = ast.parse(spec.setup_code or "")
+    except SyntaxError:
+        return "in-process"
+    if any(not isinstance(n, (ast.Import, ast.ImportFrom)) for n in setup.body):
+        return "in-process"
+    bound, used = set(dir(builtins)), set()
+    for node in (n for t in (setup, *trees) for n in ast.walk(t)):
+        if isinstance(node, (ast.Lambda, ast.ClassDef)):
+            return "in-process"
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound.add(node.name)
+            bound.update(a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    if any(name[:1].isupper() for name in used - bound):
+        return "in-process"
+    return "process"
 
 
 def python_tasks(spec: TestSpec) -> list[dict]:
@@ -99,4 +161,5 @@ def python_tasks(spec: TestSpec) -> list[dict]:
     return [{"mode": "unittest", "test": spec.harness}]
 
 
-__all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "python_tasks", "sandbox_language"]
+__all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "harness_isolation", "python_tasks", "sandbox_language",
+           "stdio_case"]

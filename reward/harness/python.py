@@ -19,7 +19,8 @@ RUNNER_SOURCE = (Path(__file__).resolve().parent / "runner.py").read_text(encodi
 
 
 def runner_request(source: str, tasks: list[dict[str, Any]], nonce: str, *, run_timeout: float,
-                   memory_limit_MB: int, stop_on_first_failure: bool = False) -> RunTestsRequest:
+                   memory_limit_MB: int, stop_on_first_failure: bool = False,
+                   process: bool = False) -> RunTestsRequest:
     """One ``/run_tests`` request that runs ``tasks`` (one per case) against ``source``.
 
     Args:
@@ -27,6 +28,7 @@ def runner_request(source: str, tasks: list[dict[str, Any]], nonce: str, *, run_
         tasks: runner task objects (``{"mode": ..., ...}``), one per case, JSON-serialisable.
         nonce: the completion marker for this run (random, never shown to the solution on disk).
         run_timeout: seconds per case; memory_limit_MB: MiB per case.
+        process: run the tests and the solution in two processes (``main.py --process``).
 
     Raises:
         TypeError: a task is not JSON-serialisable (a test-data problem for the caller to report).
@@ -35,5 +37,5 @@ def runner_request(source: str, tasks: list[dict[str, Any]], nonce: str, *, run_
         code=RUNNER_SOURCE, language="python", run_timeout=run_timeout, memory_limit_MB=memory_limit_MB,
         files={"solution.py": base64.b64encode(source.encode("utf-8")).decode()},
         cases=[{"stdin": f"{nonce}\n{json.dumps(task)}"} for task in tasks],
-        stop_on_first_failure=stop_on_first_failure,
+        stop_on_first_failure=stop_on_first_failure, args=["--process"] if process else [],
     )

@@ -17,17 +17,21 @@ Mode ``asserts`` runs every test in order in this one process and, after each, p
 (``stop`` ends the run after the first test that is not ``ok``); the final line then has ``ran``.
 
 Result: the last stdout line that starts with ``<nonce> `` carries ``{"status": ..., ...}``:
-``ok`` (with ``value`` for call/checker, ``ran`` for unittest), ``fail`` (an assertion failed or
+``ok`` (with ``value`` for call/checker; ``ran``/``skipped``/``total`` for unittest), ``skip`` (unittest:
+every test was skipped), ``fail`` (an assertion failed or
 the value is not JSON), ``error`` (an exception or early exit), ``compile_error`` (the solution does
 not compile) or ``test_error`` (the tests do not compile). Exit status 0 only for ``ok``.
 
 Defences: the tests are compiled as their own unit (a solution cannot swallow, comment out or
 redefine them); ``SystemExit``/``BaseException`` from the solution is an error; ``os._exit`` or
 any early exit leaves no marker; ``assert a == b`` is rewritten so an object whose Python-level
-``__eq__`` lies (Python code from outside the stdlib/site-packages) cannot equal a plain builtin value; unittest attributes the solution patches are
-restored and pinned on the test classes, and the number of test methods that ran must equal the
-number counted statically. Code in the same interpreter can still introspect this runner's frames
-(e.g. ``sys._getframe``): that deliberate attack is out of scope for an in-process harness.
+``__eq__`` lies (Python code from outside the stdlib/site-packages) cannot equal a plain builtin
+value; what the solution changes in ``unittest``'s modules and classes is undone before the tests are
+defined, ``TestCase`` helpers are pinned on the test classes, and every test ``unittest`` loads must
+report an outcome. Code in the same interpreter can still introspect this runner's frames
+(e.g. ``sys._getframe``): that deliberate attack is out of scope for an in-process harness, and
+closed by ``main.py --process`` (:func:`split_main`), which runs the tests and the nonce in a
+process where the solution's code never runs.
 """
 
 import ast
@@ -46,17 +50,34 @@ _TRUSTED = tuple(p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "p
 def count_tests(source):
     """Statically list the unittest test methods of ``source``: ``[(class name, method name)]``.
 
-    A class counts when one of its bases is named ``TestCase`` (``unittest.TestCase`` or an alias
-    import); its methods whose names start with ``test`` count. Raises ``SyntaxError``.
+    A class counts when it derives from ``TestCase`` (a base named ``TestCase``, e.g.
+    ``unittest.TestCase`` or an alias import, or a class of ``source`` that does); its ``test*``
+    methods and those of its bases defined in ``source`` (mixins, inherited tests) count. Only used
+    to refuse a file with no tests before anything runs; the runner counts what ``unittest`` loads.
+    Raises ``SyntaxError``.
     """
-    found = []
+    classes = {}
     for node in ast.parse(source).body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        bases = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
-        if "TestCase" in bases:
-            found += [(node.name, f.name) for f in node.body
-                      if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test")]
+        if isinstance(node, ast.ClassDef):
+            bases = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
+            methods = [f.name for f in node.body
+                       if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test")]
+            classes[node.name] = (bases, methods)
+
+    def lineage(name, seen):
+        if name in seen or name not in classes:
+            return []
+        seen.add(name)
+        return [name] + [c for b in classes[name][0] for c in lineage(b, seen)]
+
+    found = []
+    for name, (bases, _) in classes.items():
+        line = lineage(name, set())
+        if "TestCase" in bases or any("TestCase" in classes[c][0] for c in line):
+            methods = []
+            for c in line:
+                methods += [m for m in classes[c][1] if m not in methods]
+            found += [(name, m) for m in methods]
     return found
 
 
@@ -117,41 +138,91 @@ def compile_tests(source, name="tests.py"):
     return compile(tree, name, "exec")
 
 
-def main():
-    """Run the one test described on stdin and print the nonce-prefixed result line."""
-    nonce = sys.stdin.readline().strip()
-    task = json.loads(sys.stdin.read())
+def _tools(nonce):
+    """``(report, error_text, write_json, clock, cpu)`` for one run, made of primitives taken now (before
+    the solution runs, so it cannot patch them): ``report(status, **fields)`` prints the final result
+    line and exits (0 only for ``ok``); ``write_json(dict)`` prints one per-test line."""
     write, dumps, exit_, fmt = os.write, json.dumps, os._exit, traceback.format_exception_only
-    clock, cpu = time.monotonic, time.process_time  # taken before the solution runs: it cannot patch them
+    clock, cpu, flush = time.monotonic, time.process_time, sys.stdout.flush
 
-    def report(status, **fields):
+    def write_line(obj):
         try:
-            sys.stdout.flush()
+            flush()
         except Exception:
             pass
+        write(1, ("\n%s %s\n" % (nonce, obj)).encode("utf-8", "replace"))
+
+    def write_json(obj):
+        write_line(dumps(obj))
+
+    def report(status, **fields):
         try:
             text = dumps(dict(status=status, **fields), allow_nan=True)
         except (TypeError, ValueError, RecursionError) as exc:
             status, text = "fail", dumps({"status": "fail", "error": "result is not a JSON value: %s" % exc})
-        write(1, ("\n%s %s\n" % (nonce, text)).encode("utf-8", "replace"))
+        write_line(text)
         exit_(0 if status == "ok" else 1)
 
     def error_text(exc):
         return "".join(fmt(type(exc), exc)).strip()[-2000:]
 
-    mode = task["mode"]
+    return report, error_text, write_json, clock, cpu
+
+
+def _compile_task(task, report, error_text):
+    """``(tests, batch, setup)`` code objects of a task; a ``test_error`` report when they do not compile."""
     try:
         tests = compile_tests(task["test"]) if "test" in task else None
         batch = [compile_tests(t, "test_%d.py" % i) for i, t in enumerate(task.get("tests") or [])]
         setup = compile(task.get("setup") or "", "setup.py", "exec")
-        expected_tests = count_tests(task["test"]) if mode == "unittest" else []
     except (SyntaxError, ValueError) as exc:
         report("test_error", error=error_text(exc))
+    return tests, batch, setup
+
+
+def _assert_loop(batch, ns, stop, tools, failed=(AssertionError,), other_cpu=lambda: 0.0):
+    """Run ``batch`` (compiled asserts) in ``ns`` in order, one per-test line each (``stop``: after the
+    first that is not ``ok``); returns how many ran. ``failed`` exceptions are ``fail``, other
+    ``Exception``s ``error``; anything else (``SystemExit``) propagates: the run ends."""
+    report, error_text, write_json, clock, cpu = tools
+    ran = 0
+    for i, test in enumerate(batch):
+        start, start_cpu, failure = clock(), cpu() + other_cpu(), None
+        try:
+            exec(test, ns)
+            status = "ok"
+        except failed as exc:
+            status, failure = "fail", error_text(exc)
+        except Exception as exc:
+            status, failure = "error", error_text(exc)
+        line = dict(index=i, status=status, seconds=round(clock() - start, 6),
+                    cpu=round(cpu() + other_cpu() - start_cpu, 6))
+        if failure:
+            line["error"] = failure
+        write_json(line)
+        ran = i + 1
+        if status != "ok" and stop:
+            break
+    return ran
+
+
+def main():
+    """Run the one test described on stdin and print the nonce-prefixed result line."""
+    nonce = sys.stdin.readline().strip()
+    task = json.loads(sys.stdin.read())
+    report, error_text, write_json, clock, cpu = _tools(nonce)  # bound before the solution runs
+    mode = task["mode"]
+    tests, batch, setup = _compile_task(task, report, error_text)
 
     import unittest
 
     test_case = unittest.TestCase
     pristine = dict(vars(test_case))
+    saved = _snapshot(unittest)
+    result_class = _result_class(unittest, error_text)
+    tools = (report, error_text, write_json, clock, cpu)
+    restore, run_unittest, assert_loop, call, eq = _restore, _run_unittest, _assert_loop, _call, judgebox_eq
+    sys.modules["__main__"] = types.ModuleType("__main__")  # `import __main__` no longer reaches this runner
 
     with open("solution.py", encoding="utf-8") as f:
         source = f.read()
@@ -164,11 +235,14 @@ def main():
     sys.modules["solution"] = module
     try:
         exec(code, module.__dict__)
-        ns = dict(module.__dict__)
-        ns["__judgebox_eq__"] = judgebox_eq
+        tests_module = types.ModuleType("__judgebox_tests__")
+        ns = tests_module.__dict__
+        ns.update(module.__dict__)
+        ns["__judgebox_eq__"] = eq
         ns["__name__"] = "__judgebox_tests__"
+        sys.modules["__judgebox_tests__"] = tests_module
         if mode == "call":
-            report("ok", value=_call(ns, task["fn_name"], task["args"]))
+            report("ok", value=call(ns, task["fn_name"], task["args"]))
         if mode == "checker":
             verdict = ns["check"](task["input"], task["output"], task["expected"])
             if type(verdict) is not bool:
@@ -176,27 +250,8 @@ def main():
             report("ok", value=verdict)
         exec(setup, ns)
         if mode == "asserts":
-            for i, test in enumerate(batch):
-                start, start_cpu, failure = clock(), cpu(), None
-                try:
-                    exec(test, ns)
-                    status = "ok"
-                except AssertionError as exc:
-                    status, failure = "fail", error_text(exc)
-                except Exception as exc:  # SystemExit & co. propagate: the whole run is an error
-                    status, failure = "error", error_text(exc)
-                line = dict(index=i, status=status, seconds=round(clock() - start, 6),
-                            cpu=round(cpu() - start_cpu, 6))
-                if failure:
-                    line["error"] = failure
-                try:
-                    sys.stdout.flush()
-                except Exception:
-                    pass
-                write(1, ("\n%s %s\n" % (nonce, dumps(line))).encode("utf-8", "replace"))
-                if status != "ok" and task.get("stop"):
-                    break
-            report("ok", ran=i + 1 if batch else 0)
+            report("ok", ran=assert_loop(batch, ns, task.get("stop"), tools))
+        restore(saved)  # what the solution changed in unittest is undone before the tests exist
         exec(tests, ns)
         if mode == "harness":
             entry = task["entry_point"]
@@ -205,13 +260,8 @@ def main():
             ns["check"](ns[entry])
             report("ok")
         if mode == "unittest":
-            for name, value in pristine.items():
-                if vars(test_case).get(name, None) is not value:
-                    setattr(test_case, name, value)
-            ran = _run_unittest(ns, expected_tests, test_case, pristine)
-            if ran != len(expected_tests):
-                report("fail", error="%d of %d tests ran" % (ran, len(expected_tests)))
-            report("ok", ran=ran)
+            status, fields = run_unittest(unittest, tests_module, pristine, result_class())
+            report(status, **fields)
         report("ok")
     except AssertionError as exc:
         report("fail", error=error_text(exc))
@@ -232,26 +282,418 @@ def _call(ns, fn_name, args):
     return target(*args)
 
 
-def _run_unittest(ns, expected, test_case, pristine):
-    """Run the statically listed test methods with pinned ``TestCase`` helpers; returns how many passed."""
-    ran = 0
-    for cls_name, method in expected:
-        cls = ns.get(cls_name)
-        if not (isinstance(cls, type) and issubclass(cls, test_case)):
-            raise AssertionError("test class %s is missing" % cls_name)
-        for name, value in pristine.items():
-            owner = next((k for k in cls.__mro__ if name in vars(k)), None)
-            if owner is test_case and not name.startswith("__"):
-                setattr(cls, name, value)
-        inst = cls(method)
-        inst.setUp()
+_MISSING = object()
+
+
+def _snapshot(unittest):
+    """The namespaces of ``unittest``'s modules and classes, copied before the solution runs."""
+    case = sys.modules["unittest.case"]
+    objects = [case, sys.modules["unittest.suite"], sys.modules["unittest.result"], sys.modules["unittest.loader"],
+               unittest.TestCase, unittest.TestSuite, unittest.suite.BaseTestSuite, unittest.TestResult,
+               unittest.TestLoader, unittest.FunctionTestCase]
+    objects += [getattr(case, n) for n in ("_Outcome", "_SubTest") if isinstance(getattr(case, n, None), type)]
+    return [(obj, dict(vars(obj))) for obj in objects]
+
+
+def _restore(saved):
+    """Undo every change to the namespaces of :func:`_snapshot` (added names removed, others reset)."""
+    for obj, before in saved:
+        now = vars(obj)
+        for name in [n for n in now if n not in before]:
+            try:
+                delattr(obj, name)
+            except (AttributeError, TypeError):
+                pass
+        for name, value in before.items():
+            if now.get(name, _MISSING) is not value:
+                try:
+                    setattr(obj, name, value)
+                except (AttributeError, TypeError):
+                    pass
+
+
+def _result_class(unittest, error_text):
+    """A ``unittest.TestResult`` that records each test's outcome (made before the solution runs)."""
+    rank = {"skip": 0, "ok": 1, "fail": 2, "error": 3}
+
+    class Result(unittest.TestResult):
+        def __init__(self):
+            super().__init__()
+            self.outcome, self.first, self.fixture_error, self.fixture_skips = {}, {}, None, 0
+
+        def note(self, test, status, err=None):
+            if not isinstance(test, unittest.TestCase):  # a class/module fixture (_ErrorHolder)
+                if status == "skip":
+                    self.fixture_skips += 1
+                elif self.fixture_error is None:
+                    self.fixture_error = "%s: %s" % (test, error_text(err[1]) if err else status)
+                return
+            if rank[status] >= rank.get(self.outcome.get(test), -1):
+                self.outcome[test] = status
+            if err is not None and status in ("fail", "error") and status not in self.first:
+                self.first[status] = "%s: %s" % (test.id(), error_text(err[1]))
+
+        def addSuccess(self, test):
+            self.note(test, "ok")
+
+        def addFailure(self, test, err):
+            self.note(test, "fail", err)
+
+        def addError(self, test, err):
+            self.note(test, "error", err)
+
+        def addSkip(self, test, reason):
+            exc = sys.exc_info()[1]  # set when SkipTest was raised while the test ran (not a decorator)
+            tb = getattr(exc, "__traceback__", None)
+            while tb is not None:
+                if tb.tb_frame.f_code.co_filename == "solution.py":  # a skip raised by the solution is an error
+                    return self.note(test, "error", (None, RuntimeError("the solution raised SkipTest: %s" % reason),
+                                                     None))
+                tb = tb.tb_next
+            self.note(test, "skip")
+
+        def addExpectedFailure(self, test, err):
+            self.note(test, "ok")
+
+        def addUnexpectedSuccess(self, test):
+            self.note(test, "fail", (None, AssertionError("unexpected success"), None))
+
+        def addSubTest(self, test, subtest, err):
+            if err is not None:
+                failed = issubclass(err[0], test.failureException)
+                self.note(test, "fail" if failed else "error", err)
+
+    return Result
+
+
+def _run_unittest(unittest, tests_module, pristine, result):
+    """Run the tests module as ``python -m unittest`` does: every ``TestCase`` class it defines (by
+    name, like ``dir()``), inherited and mixed-in ``test*`` methods, class and module fixtures, skips,
+    ``subTest`` and expected failures. ``TestCase`` helpers are pinned on each test class.
+
+    Returns ``(status, fields)`` for the result line: ``ok`` with ``ran`` (passed), ``skipped`` and
+    ``total``; ``fail``/``error`` naming the first failing test; ``skip`` when no test passed and
+    none failed (a skip is neither a pass nor a fail); ``test_error`` when no test was found.
+    """
+    test_case = unittest.TestCase
+    suite, tests = unittest.TestSuite(), []
+    for name in sorted(vars(tests_module)):
+        cls = vars(tests_module)[name]
+        if not (isinstance(cls, type) and issubclass(cls, test_case) and cls.__module__ == tests_module.__name__):
+            continue
+        for attr, value in pristine.items():
+            owner = next((k for k in cls.__mro__ if attr in vars(k)), None)
+            if owner is test_case and not attr.startswith("__"):
+                setattr(cls, attr, value)
+        loaded = unittest.TestLoader().loadTestsFromTestCase(cls)
+        suite.addTests(loaded)
+        tests += list(loaded)
+    if not tests:
+        return "test_error", {"error": "the unittest file defines no TestCase test methods"}
+    suite.run(result)
+    if result.fixture_error:
+        return "error", {"error": result.fixture_error}
+    statuses = [result.outcome.get(t) for t in tests]
+    if None in statuses and not result.fixture_skips:
+        return "fail", {"error": "%d of %d tests did not run" % (statuses.count(None), len(tests))}
+    statuses = [s or "skip" for s in statuses]
+    counts = dict(ran=statuses.count("ok"), skipped=statuses.count("skip"), total=len(tests))
+    for bad in ("error", "fail"):
+        if bad in statuses:
+            return bad, dict(counts, error=result.first.get(bad, "a test failed"))
+    if not counts["ran"]:
+        return "skip", dict(counts, error="every test was skipped")
+    return "ok", counts
+
+
+# tests and solution in two processes (``main.py --process``) --------------------------------------------------
+#
+# The runner forks before it reads stdin. The child (made non-dumpable first, so the solution cannot
+# read its memory or file descriptors through /proc) reads the nonce and the tests and runs the tests
+# with proxies for the solution's names; the runner's own process closes stdin, waits for the child's
+# word, then runs the solution and answers calls over a pipe. Values cross in the typed encoding of
+# :func:`encode`, so only plain data (never an object of the solution's) reaches the tests' process.
+
+#: Builtin types that may cross by name (MBPP tests pass ``int`` or ``str`` as arguments).
+_TYPES = {t.__name__: t for t in (int, float, str, bytes, bool, list, tuple, dict, set, frozenset, complex,
+                                  type(None))}
+
+
+def encode(x, depth=0):
+    """``x`` as JSON-able data: ``None``/``bool``/``str``/small ``int``/finite ``float`` and lists as
+    themselves, everything else tagged (``{"$tuple": [...]}``, ``$set``, ``$frozenset``, ``$bytes``
+    (latin-1 text), ``$int`` (decimal text, beyond 2**53), ``$float`` (``nan``/``inf``/``-inf``),
+    ``$dict`` (key/value pairs), ``$complex``, ``$deque``, ``$ordered``, ``$counter``, ``$decimal``,
+    ``$fraction``, ``$keys``/``$values``/``$items`` (dict views), ``$type`` (a builtin type by name));
+    iterators, ranges and numpy values become lists/numbers. Raises ``TypeError`` for anything else."""
+    import collections
+    import decimal
+    import fractions
+
+    if depth > 100:
+        raise TypeError("value nested deeper than 100 levels")
+    t, d = type(x), depth + 1
+    if x is None or t in (bool, str):
+        return x
+    if t is int:
+        return x if abs(x) < 2 ** 53 else {"$int": str(x)}
+    if t is float:
+        return x if x == x and x not in (float("inf"), float("-inf")) else {"$float": repr(x)}
+    if t is list:
+        return [encode(v, d) for v in x]
+    simple = {tuple: "$tuple", set: "$set", frozenset: "$frozenset", collections.deque: "$deque",
+              type({}.keys()): "$keys", type({}.values()): "$values"}
+    if t in simple:
+        return {simple[t]: [encode(v, d) for v in x]}
+    pairs = {dict: "$dict", collections.OrderedDict: "$ordered", collections.Counter: "$counter",
+             collections.defaultdict: "$dict", type({}.items()): "$items"}
+    if t in pairs:
+        return {pairs[t]: [[encode(k, d), encode(v, d)] for k, v in (x.items() if t is not type({}.items()) else x)]}
+    if t is bytes:
+        return {"$bytes": x.decode("latin-1")}
+    if t is type and _TYPES.get(x.__name__) is x:
+        return {"$type": x.__name__}
+    if t is complex:
+        return {"$complex": [encode(x.real, d), encode(x.imag, d)]}
+    if t is decimal.Decimal:
+        return {"$decimal": str(x)}
+    if t is fractions.Fraction:
+        return {"$fraction": [str(x.numerator), str(x.denominator)]}
+    base = next((b for b in (bool, int, float, str, bytes, tuple, list, dict, set, frozenset) if isinstance(x, b)), None)
+    if base is not None and t is not base:  # a subclass: only its builtin value crosses (a lying __eq__ stays behind)
+        return encode(base(x), d)
+    if t is range or (hasattr(x, "__next__") and hasattr(x, "__iter__")):
+        return [encode(v, d) for v in x]
+    if t.__module__ == "numpy" and hasattr(x, "tolist"):
+        return encode(x.tolist(), d)
+    raise TypeError("a %s value cannot cross to the tests' process (plain data only)" % t.__name__)
+
+
+def decode(x, depth=0):
+    """The value :func:`encode` encoded; ``ValueError`` for anything it cannot have produced."""
+    import collections
+    import decimal
+    import fractions
+
+    if depth > 101:
+        raise ValueError("value nested too deep")
+    d = depth + 1
+    if x is None or type(x) in (bool, str, int, float):
+        return x
+    if type(x) is list:
+        return [decode(v, d) for v in x]
+    if type(x) is not dict or len(x) != 1:
+        raise ValueError("not an encoded value")
+    (tag, v), = x.items()
+    items = lambda: [decode(i, d) for i in v]  # noqa: E731
+    pairs = lambda: [(decode(k, d), decode(w, d)) for k, w in v]  # noqa: E731
+    makers = {
+        "$tuple": lambda: tuple(items()), "$set": lambda: set(items()), "$frozenset": lambda: frozenset(items()),
+        "$deque": lambda: collections.deque(items()), "$bytes": lambda: v.encode("latin-1"),
+        "$int": lambda: int(v), "$float": lambda: float(v), "$dict": lambda: dict(pairs()),
+        "$ordered": lambda: collections.OrderedDict(pairs()), "$counter": lambda: collections.Counter(dict(pairs())),
+        "$complex": lambda: complex(*items()), "$decimal": lambda: decimal.Decimal(v),
+        "$fraction": lambda: fractions.Fraction(int(v[0]), int(v[1])),
+        "$keys": lambda: dict.fromkeys(items()).keys(), "$values": lambda: dict(enumerate(items())).values(),
+        "$items": lambda: dict(pairs()).items(), "$type": lambda: _TYPES[v],
+    }
+    if tag not in makers:
+        raise ValueError("unknown tag %r" % tag)
+    try:
+        return makers[tag]()
+    except (TypeError, ValueError, ArithmeticError, KeyError) as exc:
+        raise ValueError("bad %s value: %s" % (tag, exc)) from None
+
+
+def _undumpable():
+    """``prctl(PR_SET_DUMPABLE, 0)``: processes of the same user can no longer read this one's
+    memory or file descriptors through /proc or ptrace. Raises ``OSError`` when it cannot be set."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
+def _serve(requests, answers, error_text):
+    """The solution's process: load ``solution.py`` when told, then answer calls until EOF."""
+    def send(obj):
         try:
-            getattr(inst, method)()
-        finally:
-            inst.tearDown()
-        ran += 1
-    return ran
+            sys.stdout.flush()
+        except Exception:
+            pass
+        answers.write((json.dumps(obj) + "\n").encode())
+
+    if not requests.readline():  # the tests' process has read stdin: now the solution may run
+        return
+    with open("solution.py", encoding="utf-8") as f:
+        source = f.read()
+    try:
+        code = compile(source, "solution.py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        send({"status": "compile_error", "error": error_text(exc)})
+        return
+    module = types.ModuleType("solution")
+    module.__file__ = os.path.abspath("solution.py")
+    sys.modules["solution"] = module
+    try:
+        exec(code, module.__dict__)
+    except BaseException as exc:
+        send({"status": "error", "error": error_text(exc)})
+        return
+    ns = module.__dict__
+    names = [(n, v) for n, v in list(ns.items()) if not n.startswith("__")]
+    send({"status": "ok", "callables": [n for n, v in names if callable(v)],
+          "modules": {n: v.__name__ for n, v in names if isinstance(v, types.ModuleType)},
+          "values": [n for n, v in names if not callable(v) and not isinstance(v, types.ModuleType)]})
+    while True:
+        line = requests.readline()
+        if not line:
+            return
+        req, start = json.loads(line), time.process_time()
+        try:
+            if req["op"] == "get":
+                value = ns[req["name"]]
+            elif req["op"] == "entry":
+                value = _call(ns, req["name"], decode(req["args"]))
+            else:
+                value = ns[req["name"]](*decode(req["args"]), **dict(decode(req["kwargs"])))
+            try:
+                out = {"value": encode(value)}
+            except (TypeError, ValueError, RecursionError) as exc:
+                out = {"notdata": error_text(exc)}
+        except BaseException as exc:  # SystemExit from the solution included: the test sees an error
+            out = {"raise": type(exc).__name__, "error": error_text(exc)}
+        out["cpu"] = time.process_time() - start
+        send(out)
+
+
+class _NotData(Exception):
+    """The solution returned something that is not plain data: the test fails (wrong answer)."""
+
+
+class _Ended(BaseException):
+    """The solution's process ended or raised ``SystemExit``: the whole run is an error, as in-process."""
+
+
+class _Solution:
+    """The tests' side of the pipe to the solution's process."""
+
+    def __init__(self, requests, answers):
+        self.requests, self.answers, self.cpu = requests, answers, 0.0
+
+    def answer(self, **req):
+        """Send one request; the raw answer (a dict). Raises ``RuntimeError`` when the process ended."""
+        self.requests.write((json.dumps(req) + "\n").encode())
+        line = self.answers.readline()
+        if not line:
+            raise _Ended("the solution's process ended (exit or crash) during a call")
+        return json.loads(line)
+
+    def ask(self, **req):
+        """One call's decoded value, or the solution's exception raised here (builtin types kept)."""
+        out = self.answer(**req)
+        self.cpu += float(out.get("cpu") or 0)
+        if "notdata" in out:
+            raise _NotData(out["notdata"])
+        if "raise" in out:
+            import builtins
+
+            exc = getattr(builtins, out["raise"], None)
+            if isinstance(exc, type) and issubclass(exc, BaseException) and not issubclass(exc, Exception):
+                raise _Ended(out.get("error", ""))
+            if not (isinstance(exc, type) and issubclass(exc, Exception)):
+                exc = RuntimeError
+            raise exc("%s (raised in the solution's process)" % out.get("error", ""))
+        if "value" not in out:
+            raise RuntimeError("the solution's process answered out of protocol")
+        return decode(out["value"])
+
+    def proxy(self, name):
+        def call(*args, **kwargs):
+            return self.ask(op="call", name=name, args=encode(list(args)), kwargs=encode(kwargs))
+        call.__name__ = call.__qualname__ = name
+        return call
+
+
+def split_main():
+    """``main.py --process``: run the one test on stdin with the solution in another process.
+
+    The program's own process becomes the solution's (so the sandbox's CPU and run-queue accounting
+    follows the solution's work); a forked child, made non-dumpable before it reads stdin, runs the
+    tests and prints the result line; the solution's process then exits with the child's status.
+    """
+    req_r, req_w = os.pipe()
+    ans_r, ans_w = os.pipe()
+    fmt = traceback.format_exception_only
+
+    def error_text(exc):
+        return "".join(fmt(type(exc), exc)).strip()[-2000:]
+
+    pid = os.fork()
+    if pid != 0:  # the solution's process: no stdin, and the solution runs only once the tests have it
+        os.close(req_w)
+        os.close(ans_r)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        _serve(os.fdopen(req_r, "rb"), os.fdopen(ans_w, "wb", buffering=0), error_text)
+        try:
+            sys.stdout.flush()
+        except Exception:
+            pass
+        _, status = os.waitpid(pid, 0)  # the tests' process is done: its CPU time counts with ours
+        os._exit(os.waitstatus_to_exitcode(status) if status else 0)
+    _undumpable()
+    os.close(req_r)
+    os.close(ans_w)
+    _run_tests_process(os.fdopen(req_w, "wb", buffering=0), os.fdopen(ans_r, "rb"))
+
+
+def _run_tests_process(requests, answers):
+    """The tests' process: read the nonce and the task, run the tests against proxies, report."""
+    import builtins
+
+    nonce = sys.stdin.readline().strip()
+    task = json.loads(sys.stdin.read())
+    tools = _tools(nonce)
+    report, error_text = tools[0], tools[1]
+    solution = _Solution(requests, answers)
+    mode = task["mode"]
+    tests, batch, setup = _compile_task(task, report, error_text)
+    try:
+        loaded = solution.answer(op="load")
+    except (_Ended, ValueError):
+        loaded = {"status": "error", "error": "the solution's process ended before it was loaded"}
+    try:
+        ns = {"__builtins__": builtins, "__name__": "__judgebox_tests__", "__judgebox_eq__": judgebox_eq}
+        if loaded.get("status") != "ok":
+            report(loaded.get("status", "error"), error=loaded.get("error", ""))
+        for name in loaded["callables"]:
+            ns[name] = solution.proxy(name)
+        for name, module in loaded["modules"].items():  # library modules the solution imported
+            ns[name] = __import__(module, fromlist=["_"])
+        sources = [task.get("test") or "", *(task.get("tests") or [])]
+        wanted = {n.id for s in sources for n in ast.walk(ast.parse(s)) if isinstance(n, ast.Name)}
+        for name in set(loaded["values"]) & wanted:
+            ns[name] = solution.ask(op="get", name=name)
+        if mode == "call":
+            report("ok", value=solution.ask(op="entry", name=task["fn_name"], args=encode(task["args"])))
+        exec(setup, ns)
+        if mode == "asserts":
+            report("ok", ran=_assert_loop(batch, ns, task.get("stop"), tools, (AssertionError, _NotData),
+                                          lambda: solution.cpu))
+        exec(tests, ns)
+        entry = task["entry_point"]
+        if entry not in ns:
+            report("error", error="NameError: %r is not defined by the solution" % entry)
+        ns["check"](ns[entry])
+        report("ok")
+    except (AssertionError, _NotData) as exc:
+        report("fail", error=error_text(exc))
+    except BaseException as exc:
+        report("error", error=error_text(exc))
 
 
 if __name__ == "__main__":
-    main()
+    split_main() if "--process" in sys.argv[1:] else main()

@@ -1,12 +1,14 @@
 """APPS / TACO rows (HF ``codeparrot/apps``, ``BAAI/TACO``): ``problem_id``, ``question``,
 ``solutions`` (JSON list of programs), ``input_output`` (JSON, see :func:`reward.loaders.cases.apps_spec`),
 ``starter_code``. The prompt is the question followed by the starter code; the gold is the first
-solution."""
+solution. The spec's prelude is APPS's harness import block (:mod:`reward.preludes`; TACO's harness is
+APPS's), for stdin and call-based problems alike."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from reward.preludes import PRELUDES
 from reward.spec import TestDataError
 
 from .cases import apps_spec, decode_json
@@ -17,7 +19,7 @@ FIELDS = {"question", "solutions", "input_output", "starter_code"}
 
 def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:
     """One APPS/TACO row; unusable test data becomes ``data_error`` (never a pass)."""
-    spec, error = guarded_spec(lambda: apps_spec(row.get("input_output")))
+    spec, error = guarded_spec(lambda: apps_spec(row.get("input_output"), prelude=PRELUDES["apps"]))
     try:
         solutions = decode_json(row.get("solutions") or "[]", "solutions")
     except TestDataError:

@@ -1,7 +1,8 @@
 """LiveCodeBench ``code_generation`` rows (HF ``livecodebench/code_generation_lite``):
 ``question_id``, ``question_content``, ``starter_code``, ``public_test_cases`` (JSON list),
 ``private_test_cases`` (JSON list, or base64 of zlib of a pickled JSON string), ``metadata`` (JSON
-with ``func_name`` for functional problems). There are no reference solutions.
+with ``func_name`` for functional problems). There are no reference solutions. The spec's prelude is
+LiveCodeBench's ``import_string`` (:mod:`reward.preludes`), for stdin and functional problems.
 
 The pickled payload is decoded with an unpickler that refuses every global (only str/bytes/list/dict
 and numbers can come out), so a crafted dataset file cannot run code on the host.
@@ -17,6 +18,7 @@ import pickle
 import zlib
 from typing import Any
 
+from reward.preludes import PRELUDES
 from reward.spec import TestDataError
 
 from .cases import decode_json, lcb_spec
@@ -55,7 +57,7 @@ def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:
         tests = list(decode_compressed(row["public_test_cases"], "public_test_cases"))
         if row.get("private_test_cases"):
             tests += decode_compressed(row["private_test_cases"], "private_test_cases")
-        return lcb_spec(tests, metadata.get("func_name"), checker="lcb")
+        return lcb_spec(tests, metadata.get("func_name"), checker="lcb", prelude=PRELUDES["livecodebench"])
 
     spec, error = guarded_spec(build)
     prompt = row.get("question_content", "")

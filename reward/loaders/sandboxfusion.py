@@ -6,7 +6,7 @@ The test format is recognised from the row:
 - ``test`` a list (or JSON list) of ``{"input": {"stdin"}, "output": {"stdout"}}`` -> stdio
   (CodeContests);
 - ``test`` base64+zlib+pickle of ``{"input_output": ...}`` -> APPS-style stdio or call
-  (LiveCodeBench v1);
+  (LiveCodeBench v1; LiveCodeBench's comparison rules and prelude);
 - ``test_list`` (+ ``labels.test_setup_code``) -> assert (MBPP).
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reward.preludes import PRELUDES
 from reward.spec import TestDataError, TestSpec
 
 from .cases import apps_spec, decode_json, stdio_spec
@@ -33,7 +34,7 @@ def row_spec(row: dict[str, Any], labels: dict[str, Any]) -> TestSpec:
         raise TestDataError("row has neither 'test' nor 'test_list'")
     decoded = decode_compressed(test, "test") if isinstance(test, str) else test
     if isinstance(decoded, dict) and "input_output" in decoded:
-        return apps_spec(decoded["input_output"], checker="lcb")
+        return apps_spec(decoded["input_output"], checker="lcb", prelude=PRELUDES["livecodebench"])
     if isinstance(decoded, list) and all(isinstance(t, dict) for t in decoded):
         return stdio_spec([(t.get("input") or {}).get("stdin") for t in decoded],
                           [(t.get("output") or {}).get("stdout") for t in decoded])

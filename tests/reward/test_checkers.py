@@ -37,10 +37,36 @@ def test_bug_011_negative_zero(mode, want):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_bug_012_line_counts_must_match_in_every_mode(mode):
+def test_bug_012_a_prefix_or_an_extra_line_fails_in_every_mode(mode):
     """BUG-012: a prefix of the answer, or an extra line, fails (no zip truncation)."""
     assert outcome(mode, "1\n", "1\n2\n3\n") is False
     assert outcome(mode, "1\n2\n3\n4\n", "1\n2\n3") is False
+
+
+@pytest.mark.parametrize("mode,want", [("tokens", True), ("float", True), ("lines", False), ("exact", False),
+                                       ("lcb", False)])
+def test_token_modes_ignore_line_breaks_like_testlib_and_codecontests(mode, want):
+    """Issue 12: ``tokens``/``float`` compare token sequences (testlib wcmp/rcmp, CodeContests), so
+    line breaking and blank lines do not matter there; ``lines``/``exact``/``lcb`` keep line counts
+    (BUG-012 narrowed to those)."""
+    assert outcome(mode, "1 2\n3\n", "1\n2 3\n") is want
+    assert outcome(mode, "1\n\n2\n", "1\n2\n") is want
+
+
+@pytest.mark.parametrize("output,want", [("1000001\n", False), ("1000000\n", True), ("1000000.0\n", True),
+                                         ("999999\n", False), ("1000000.000001\n", False)])
+def test_bug_054_float_mode_compares_integer_tokens_exactly(output, want):
+    """BUG-054: an integer expected token is compared exactly; tolerance is for real tokens only."""
+    assert outcome("float", output, "1000000\n") is want
+    assert outcome("float", "2.0000001 1000000\n", "2.0 1000000\n") is True
+
+
+def test_bug_054_real_run_and_call_values():
+    """BUG-054 through a real run (checker float, print(1000001) vs 1000000) and for call values."""
+    assert judge(stdio_spec("float", "", "1000000\n"), "print(1000001)").verdict == Verdict.wrong_answer
+    assert judge(stdio_spec("float", "", "1000000\n"), "print(1000000)").verdict == Verdict.accepted
+    assert values_close(1000001, 1000000) is False and values_close(1000000.0, 1000000) is True
+    assert values_close(1000000.5, 1000000.0) is True
 
 
 @pytest.mark.parametrize("mode,want", [("lines", True), ("tokens", True), ("float", True), ("exact", False)])

@@ -84,7 +84,7 @@ def test_kill_mid_run_then_resume_gives_the_same_summary_and_scores_nothing_twic
     pairs = [(p.task_id, c) for p in problems[:30] for c in (p.gold, "    return None\n")]
     samples = write_samples(tmp_path / "samples.jsonl", pairs)
     args = ["eval", "humaneval", "--samples", str(samples), "--k", "1,2,5", "--concurrency", "2",
-            "--no-progress"]
+            "--no-progress", "--allow-partial"]
     judgebox(*args, "--results", "full.jsonl", "--summary", "full.json", cwd=tmp_path)
 
     proc = subprocess.Popen([*JUDGEBOX, *args, "--results", "part.jsonl", "--summary", "part.json"],
@@ -109,7 +109,8 @@ def test_kill_mid_run_then_resume_gives_the_same_summary_and_scores_nothing_twic
     assert len(keys) == len(set(keys)) == 60
     full, part = (json.loads((tmp_path / f).read_text()) for f in ("full.json", "part.json"))
     assert stable(part) == stable(full)
-    assert full["pass_at_k"]["pass@1"] == 0.5 and full["pass_at_k"]["pass@2"] == 1.0
+    assert full["pass_at_k_attempted"]["pass@1"] == 0.5 and full["pass_at_k_attempted"]["pass@2"] == 1.0
+    assert full["pass_at_k"] == {"pass@1": 0.5 * 30 / 164, "pass@2": 30 / 164}  # whole benchmark (BUG-062)
     assert full["pass_at_k_omitted"] == {"pass@5": "k=5 > n for 30 of 30 problems (min n = 2)"}
 
 
@@ -145,7 +146,7 @@ def test_infra_errors_are_excluded_from_pass_at_k_then_scored_on_rerun(tmp_path)
     problems, _ = load_dataset("humaneval")
     samples = write_samples(tmp_path / "s.jsonl", [(p.task_id, p.gold) for p in problems[:3]])
     args = ["eval", "humaneval", "--samples", str(samples), "--k", "1", "--no-progress",
-            "--results", "r.jsonl", "--summary", "s.json"]
+            "--results", "r.jsonl", "--summary", "s.json", "--allow-partial"]
     down = judgebox(*args, "--sandbox-url", f"http://127.0.0.1:{closed_port()}", "--retries", "0",
                     cwd=tmp_path, check=False, timeout=300)
     assert down.returncode == 2, down.stdout + down.stderr
@@ -155,8 +156,8 @@ def test_infra_errors_are_excluded_from_pass_at_k_then_scored_on_rerun(tmp_path)
 
     judgebox(*args, cwd=tmp_path)
     summary = json.loads((tmp_path / "s.json").read_text())
-    assert summary["pass_at_k"] == {"pass@1": 1.0} and summary["excluded"] == {}
-    assert summary["n_problems_unattempted"] == 161
+    assert summary["pass_at_k_attempted"] == {"pass@1": 1.0} and summary["excluded"] == {}
+    assert summary["n_problems_unattempted"] == 161 and summary["pass_at_k"] == {"pass@1": 3 / 164}
 
 
 def test_chart_and_unusable_test_data(tmp_path):

@@ -97,7 +97,8 @@ def run_cgroups(pid: int) -> list[str]:
 def test_resume_after_infra_errors_says_they_are_rescored(tmp_path):
     problems, _ = load_dataset("humaneval")
     samples = write_samples(tmp_path / "s.jsonl", [(p.task_id, p.gold) for p in problems[:3]])
-    args = ["eval", "humaneval", "--samples", str(samples), "--k", "1", "--no-progress", "--results", "r.jsonl"]
+    args = ["eval", "humaneval", "--samples", str(samples), "--k", "1", "--no-progress", "--results", "r.jsonl",
+            "--allow-partial"]
     down = judgebox(*args, "--sandbox-url", f"http://127.0.0.1:{closed_port()}", "--retries", "0",
                     cwd=tmp_path, check=False, timeout=300)
     assert down.returncode == 2, down.stdout + down.stderr
@@ -111,9 +112,10 @@ def test_a_results_file_of_other_completions_is_refused_before_any_resume_line(t
     first = [(p.task_id, p.gold) for p in problems[:2]]
     write_samples(tmp_path / "a.jsonl", first)
     write_samples(tmp_path / "b.jsonl", [(t, "    return None\n") for t, _ in first])
-    judgebox("eval", "humaneval", "--samples", "a.jsonl", "--results", "r.jsonl", "--no-progress", cwd=tmp_path)
-    proc = judgebox("eval", "humaneval", "--samples", "b.jsonl", "--results", "r.jsonl", cwd=tmp_path,
-                    check=False)
+    judgebox("eval", "humaneval", "--samples", "a.jsonl", "--results", "r.jsonl", "--no-progress",
+             "--allow-partial", cwd=tmp_path)
+    proc = judgebox("eval", "humaneval", "--samples", "b.jsonl", "--results", "r.jsonl", "--allow-partial",
+                    cwd=tmp_path, check=False)
     assert proc.returncode == 1
     assert only_line(proc) == (f"judgebox eval: r.jsonl: the result of {first[0][0]} sample 0 is for a "
                                "different completion; use a new --results path")
