@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import mmap
 import os
 import shutil
+import signal
 import tempfile
-from typing import Iterator, Optional, Sequence
+import threading
+import time
+from typing import Callable, Iterator, Optional, Sequence
 
+from .cancel import Cancel, Cancelled
+from .compile_cache import CompileCache, compile_key, toolchain_id
 from .config import SandboxSettings
 from .isolation import Isolation, RunIsolation
-from .languages import RECIPES, Recipe, installed_languages, toolchain_env
+from .languages import RECIPES, Recipe, installed_languages, toolchain_env, toolchain_version
 from .models import (
     CommandRunResult,
     CommandRunStatus,
@@ -29,6 +35,7 @@ from .models import (
     decode_files,
     overall_status,
 )
+from .pch import PrecompiledHeaders
 from .process import ProcessResult, RunLimits, run_process
 
 
@@ -56,6 +63,14 @@ class Executor:
         os.makedirs(self.root, mode=0o711, exist_ok=True)
         self.gocache = shared_go_cache(self.root)
         self._base_env = toolchain_env()
+        s = self.settings
+        #: compile outputs by content (server-private, outside every run folder); ``None``: off
+        self.compile_cache = (CompileCache(os.path.join(self.root, ".compile-cache"), s.compile_cache_MB << 20)
+                              if s.compile_cache_MB else None)
+        #: precompiled ``bits/stdc++.h`` per g++ flag set (read-only for runs); ``None``: off
+        self.pch = (PrecompiledHeaders(os.path.join(self.root, ".pch"))
+                    if s.precompiled_headers and "cpp" in self._installed else None)
+        self._toolchain_ids: dict[str, str] = {}
 
     # ----------------------------------------------------------------------------- building blocks
     def languages(self) -> list[str]:
@@ -126,44 +141,115 @@ class Executor:
             shutil.rmtree(path, ignore_errors=True)
 
     def command(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
-                iso: RunIsolation, stdin: Optional[str]) -> CommandRunResult:
-        """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after ``stdin``."""
-        res = run_process(
-            argv, cwd=workdir, env=env, limits=self.limits(timeout), stdin=(stdin or "").encode(),
-            preexec=iso.preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
-            memory_exceeded=iso.memory_exceeded,
-        )
+                iso: RunIsolation, stdin: Optional[str], cancel: Optional[Cancel] = None) -> CommandRunResult:
+        """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after ``stdin``.
+
+        Raises:
+            Cancelled: ``cancel`` was cancelled before the command started; cancelling it while the
+                command runs kills the command's processes (it then returns as killed).
+        """
+        if cancel is None:
+            return to_command_result(self._process(argv, workdir, env, timeout, iso, stdin, iso.preexec))
+        cancel.check()
+        kill = CommandKill(iso)
+        with cancel.watching(kill):
+            try:
+                res = self._process(argv, workdir, env, timeout, iso, stdin, kill.preexec)
+            finally:
+                kill.finished()
         return to_command_result(res)
 
+    def _process(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
+                 iso: RunIsolation, stdin: Optional[str], preexec: Optional[Callable[[], None]]) -> ProcessResult:
+        return run_process(
+            argv, cwd=workdir, env=env, limits=self.limits(timeout), stdin=(stdin or "").encode(),
+            preexec=preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
+            memory_exceeded=iso.memory_exceeded,
+        )
+
+    def compile(self, recipe: Recipe, code: str, files: dict[str, bytes], workdir: str, env: dict[str, str],
+                timeout: float, iso: RunIsolation, cancel: Optional[Cancel] = None) -> CommandRunResult:
+        """The compile step of ``recipe`` for ``code`` (``files`` are all files written into
+        ``workdir`` before it): restored from the compile cache when an identical compile succeeded
+        before, else run (with a precompiled header for g++ when one is ready) and, on success,
+        stored. Identical compiles in flight at once run once.
+
+        Raises:
+            Cancelled: see :meth:`command`.
+        """
+        argv = recipe.argv(recipe.compile or (), code, self.settings.python)
+        run_argv = argv + (self.pch.include_args(argv) if self.pch else [])
+        cache = self.compile_cache
+        if cache is None or not recipe.outputs:
+            return self.command(run_argv, workdir, env, timeout, iso, None, cancel)
+        key = compile_key(recipe.name, argv, self._toolchain_id(recipe), files)
+        with cache.flight(key):
+            hit = cache.lookup(key)
+            if hit is not None:
+                try:
+                    write_files(workdir, {rel: data for rel, (data, _) in hit.files.items()}, iso.user)
+                    for rel, (_, mode) in hit.files.items():
+                        os.chmod(os.path.join(workdir, rel), mode)
+                    return CommandRunResult(status=CommandRunStatus.Finished, execution_time=round(hit.seconds, 6),
+                                            cpu_time=0.0, return_code=0, stdout=hit.stdout, stderr=hit.stderr)
+                except (OSError, ValueError):
+                    pass  # a request file is in the way: compile as on a miss
+            result = self.command(run_argv, workdir, env, timeout, iso, None, cancel)
+            if (result.status == CommandRunStatus.Finished and result.return_code == 0
+                    and not (result.stdout_truncated or result.stderr_truncated)):
+                cache.store(key, workdir, recipe.outputs, result.stdout, result.stderr)
+            return result
+
+    def _toolchain_id(self, recipe: Recipe) -> str:
+        if recipe.name not in self._toolchain_ids:
+            python = self.settings.python
+            self._toolchain_ids[recipe.name] = toolchain_id(recipe.executable(python),
+                                                            toolchain_version(recipe.name, python))
+        return self._toolchain_ids[recipe.name]
+
     # ----------------------------------------------------------------------------- public API
-    def run_code(self, request: RunCodeRequest) -> RunCodeResponse:
+    def run_code(self, request: RunCodeRequest, cancel: Optional[Cancel] = None) -> RunCodeResponse:
         """Compile (if needed) and run ``request.code`` once (SandboxFusion ``/run_code``).
+
+        Args:
+            request: the request.
+            cancel: when cancelled (from any thread), the running command is killed and the
+                request ends as ``SandboxError`` with a message saying so.
 
         Returns:
             a :class:`~sandbox.models.RunCodeResponse`; an unsupported language is ``SandboxError``
             with the installed languages in ``message``. Never raises for a program's behaviour.
         """
-        resp, files = self._run(request, [TestCaseInput(stdin=request.stdin)])
+        resp, files = self._run(request, [TestCaseInput(stdin=request.stdin)], cancel=cancel)
         return RunCodeResponse(
             status=resp.status, message=resp.message, compile_result=resp.compile_result,
             run_result=resp.run_results[0] if resp.run_results else None,
             executor_pod_name=resp.executor_pod_name, files=files,
         )
 
-    def run_tests(self, request: RunTestsRequest) -> RunTestsResponse:
+    def run_tests(self, request: RunTestsRequest, cancel: Optional[Cancel] = None) -> RunTestsResponse:
         """Compile once, then run every case of ``request`` in a fresh process (judgebox extension).
 
         Args:
             request: the batch; ``stop_on_first_failure`` skips cases after the first failing one.
+            cancel: as for :meth:`run_code`.
 
         Returns:
             a :class:`~sandbox.models.RunTestsResponse` whose ``run_results[i]`` belongs to
             ``request.cases[i]`` (``None`` when skipped or when compilation failed).
         """
-        return self._run(request, request.cases, request.stop_on_first_failure)[0]
+        return self._run(request, request.cases, request.stop_on_first_failure, cancel)[0]
 
-    def _run(self, request: RunCodeRequest, cases: list[TestCaseInput],
-             stop_on_first_failure: bool = False) -> tuple[RunTestsResponse, dict[str, str]]:
+    def _run(self, request: RunCodeRequest, cases: list[TestCaseInput], stop_on_first_failure: bool = False,
+             cancel: Optional[Cancel] = None) -> tuple[RunTestsResponse, dict[str, str]]:
+        try:
+            return self._run_steps(request, cases, stop_on_first_failure, cancel)
+        except Cancelled as exc:
+            return RunTestsResponse(status=RunStatus.SandboxError, message=str(exc),
+                                    executor_pod_name=self.settings.pod_name), {}
+
+    def _run_steps(self, request: RunCodeRequest, cases: list[TestCaseInput], stop_on_first_failure: bool,
+                   cancel: Optional[Cancel]) -> tuple[RunTestsResponse, dict[str, str]]:
         pod = self.settings.pod_name
         missing = self.unsupported(request.language)
         if missing:
@@ -176,15 +262,16 @@ class Executor:
             env = self.env(workdir, iso, recipe)
             compile_result = None
             if recipe.compile:
-                compile_result = self.command(recipe.argv(recipe.compile, request.code, python), workdir,
-                                              env, request.compile_timeout, iso, None)
+                compile_result = self.compile(recipe, request.code, files, workdir, env, request.compile_timeout,
+                                              iso, cancel)
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
                                           and compile_result.return_code == 0):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
                 for i, case in enumerate(cases):
                     runs[i] = r = (self._case_files(workdir, case, i, iso.user)
-                                   or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin))
+                                   or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
+                                                   cancel))
                     if stop_on_first_failure and overall_status(r) != RunStatus.Success:
                         break
             resp = RunTestsResponse(
@@ -205,6 +292,49 @@ class Executor:
             return CommandRunResult(status=CommandRunStatus.Error, stdout="",
                                     stderr=f"cases[{index}].files could not be written: {exc}")
         return None
+
+
+class CommandKill:
+    """Kills one command's processes on cancellation: its process group (the child records its pid
+    in shared memory before exec) and every process of the run's isolation unit (``kill_all``).
+
+    The pid is taken only while the command has not been reaped (:meth:`finished`), so a recycled
+    pid is never signalled.
+    """
+
+    def __init__(self, iso: RunIsolation) -> None:
+        self._iso = iso
+        self._pid = mmap.mmap(-1, 8)  # MAP_SHARED | MAP_ANONYMOUS: the forked child's write shows here
+        self._lock = threading.Lock()
+        self._done = False
+
+    def preexec(self) -> None:
+        """Child side, before exec: record the pid, then the isolation's own pre-exec."""
+        self._pid[:8] = os.getpid().to_bytes(8, "little")
+        if self._iso.preexec is not None:
+            self._iso.preexec()
+
+    def finished(self) -> None:
+        """The command was reaped: its pid may be reused from now on."""
+        with self._lock:
+            self._done = True
+
+    def __call__(self) -> None:
+        deadline = time.monotonic() + 2.0  # the child may not have reached its pre-exec yet
+        while True:
+            with self._lock:
+                if self._done:
+                    return
+                pid = int.from_bytes(self._pid[:8], "little")
+                if pid:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(pid, signal.SIGKILL)
+                    break
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.001)
+        if self._iso.kill_all is not None:
+            self._iso.kill_all()
 
 
 def shared_go_cache(root: str) -> str:

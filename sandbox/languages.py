@@ -97,6 +97,9 @@ class Recipe:
             defaults to :attr:`main`.
         module: a Python module the interpreter must be able to import for the language to count
             as installed (``pytest``); ``None`` when finding the program on ``PATH`` is enough.
+        outputs: what the compile step writes, relative to the working folder, kept in the compile
+            cache (:mod:`sandbox.compile_cache`): fixed names, or ``"**/*.ext"`` for every file
+            with that suffix; empty: the compile is not cached.
     """
 
     name: str
@@ -108,6 +111,7 @@ class Recipe:
     env: tuple[tuple[str, str], ...] = ()
     module: Optional[str] = None
     entry: Optional[Callable[[str], str]] = None
+    outputs: tuple[str, ...] = ()
 
     def argv(self, template: tuple[str, ...], code: str, python: str) -> list[str]:
         """Expand a command template for ``code`` (see module docstring for placeholders)."""
@@ -132,18 +136,19 @@ RECIPES: dict[str, Recipe] = {
         Recipe("pytest", "test_main.py", ("{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_main.py"),
                version=("{python}", "-m", "pytest", "--version"), module="pytest"),
         Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std=c++17", "-pipe", "-o", "main", "main.cpp"),
-               version=("g++", "--version")),
+               version=("g++", "--version"), outputs=("main",)),
         Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", "-cp", JAVA_CLASSPATH, "{entry}"),
                compile=("javac", "-encoding", "UTF-8", "-d", ".", "-cp", JAVA_CLASSPATH, "{main}.java"),
-               version=("javac", "-version"), main=java_main_class, entry=java_entry_class),
+               version=("javac", "-version"), main=java_main_class, entry=java_entry_class,
+               outputs=("**/*.class",)),
         Recipe("nodejs", "main.js", ("node", "--stack-size=65500", "main.js"), version=("node", "--version")),
         Recipe("go", "main.go", ("./main",), compile=("go", "build", "-o", "main", "main.go"),
-               version=("go", "version"), env=(("GO111MODULE", "off"),)),
+               version=("go", "version"), env=(("GO111MODULE", "off"),), outputs=("main",)),
         Recipe("go_test", "main_test.go", ("go", "test", "-count=1", "./main_test.go"),
                version=("go", "version"), env=(("GO111MODULE", "off"),)),
         Recipe("bash", "main.sh", ("bash", "main.sh"), version=("bash", "--version")),
         Recipe("rust", "main.rs", ("./main",), compile=("rustc", "-O", "--edition", "2021", "-o", "main", "main.rs"),
-               version=("rustc", "--version")),
+               version=("rustc", "--version"), outputs=("main",)),
     )
 }
 

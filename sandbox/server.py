@@ -3,13 +3,16 @@
 Endpoints (SandboxFusion-compatible): ``POST /run_code``, ``POST /run_jupyter``, ``GET /v1/ping``.
 judgebox extensions: ``POST /run_tests``, ``GET /languages``, ``GET /health``, ``GET /metrics``.
 Every execution outcome is HTTP 200; a malformed body is HTTP 422 naming the field; a request that
-cannot get an execution slot in time is HTTP 504 with ``Retry-After``.
+cannot get an execution slot in time is HTTP 504 with ``Retry-After``. A request whose client
+disconnects before the answer is cancelled: a queued one never starts, a running one has its
+processes killed at once (so a client that retries after a gateway timeout never doubles the work).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import time
 from typing import Any, Callable, Optional
 
@@ -21,9 +24,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from .admission import Admission, Overloaded
+from .cancel import Cancel
 from .config import SandboxSettings
 from .executor import Executor
-from .languages import toolchain_version
+from .languages import RECIPES, toolchain_version
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .metrics import Metrics
 from .models import (
@@ -52,33 +56,57 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         # JSON (it answered 500): render non-finite numbers as text so the 422 names the field.
         return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
 
-    async def execute(fn: Callable[[Any], Any], request: Any, language: str) -> Any:
-        try:
+    async def execute(fn: Callable[[Any, Cancel], Any], request: Any, language: str, http: Request) -> Any:
+        cancel = Cancel()
+        started = asyncio.Event()  # set once the request holds a slot and is handed to a worker thread
+
+        async def work() -> Any:
             async with admission.slot() as waited:
                 metrics.queue_wait.observe(waited)
                 start = time.monotonic()
-                result = await asyncio.get_running_loop().run_in_executor(pool, fn, request)
+                started.set()
+                result = await loop.run_in_executor(pool, fn, request, cancel)
+                metrics.run_time.labels(language=language).observe(time.monotonic() - start)
+                return result
+
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(work())
+        gone = asyncio.ensure_future(disconnected(http))
+        await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():  # the client went away: nobody will read the answer
+            metrics.cancelled.labels(stage="running" if started.is_set() else "queued").inc()
+            if started.is_set():  # the slot is released only when the worker thread is done
+                await loop.run_in_executor(None, cancel.cancel)
+                with contextlib.suppress(Exception):
+                    await task
+            else:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Overloaded):
+                    await task
+            return Response(status_code=499)
+        gone.cancel()
+        try:
+            result = task.result()
         except Overloaded as exc:
             metrics.rejections.labels(reason=exc.reason).inc()
             return JSONResponse(status_code=504, content={"detail": str(exc)},
                                 headers={"Retry-After": str(int(max(1, exc.retry_after)))})
-        metrics.run_time.labels(language=language).observe(time.monotonic() - start)
         metrics.runs.labels(language=language, status=result.status.value).inc()
         return result
 
     @app.post("/run_code", response_model=RunCodeResponse)
-    async def run_code(request: RunCodeRequest):
-        return await execute(executor.run_code, request, request.language)
+    async def run_code(request: RunCodeRequest, http: Request):
+        return await execute(executor.run_code, request, request.language, http)
 
     @app.post("/run_tests", response_model=RunTestsResponse)
-    async def run_tests(request: RunTestsRequest):
-        return await execute(executor.run_tests, request, request.language)
+    async def run_tests(request: RunTestsRequest, http: Request):
+        return await execute(executor.run_tests, request, request.language, http)
 
     @app.post("/run_jupyter", response_model=RunJupyterResponse)
-    async def run_jupyter(request: RunJupyterRequest):
+    async def run_jupyter(request: RunJupyterRequest, http: Request):
         from .jupyter import run_jupyter as run
 
-        return await execute(lambda r: run(r, executor), request, "jupyter")
+        return await execute(lambda r, _cancel: run(r, executor), request, "jupyter", http)
 
     @app.get("/v1/ping")
     async def ping() -> str:
@@ -99,7 +127,19 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     async def prometheus() -> Response:
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
+    if executor.pch is not None:  # the default C++ flags' precompiled header, built in the background
+        executor.pch.ensure(RECIPES["cpp"].argv(RECIPES["cpp"].compile or (), "", settings.python))
     return app
+
+
+async def disconnected(http: Request) -> None:
+    """Return when the client of ``http`` has disconnected (its body was already read).
+
+    After the body, the server's ``receive()`` blocks until the connection closes and then answers
+    ``http.disconnect`` (ASGI HTTP spec); uvicorn's h11 and httptools protocols both do so.
+    """
+    while (await http.receive())["type"] != "http.disconnect":
+        pass
 
 
 def _json_safe(value: Any) -> Any:
