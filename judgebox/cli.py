@@ -99,7 +99,10 @@ def _serve(args: argparse.Namespace) -> int:
         "queue_timeout": args.queue_timeout, "allow_network": args.allow_network or None,
     }.items() if v is not None}
     settings = SandboxSettings(**overrides)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
+    # loop/http "auto": uvloop and httptools where installed (they are dependencies), else asyncio/h11;
+    # no access log below "info" (it would be formatted per request and then dropped)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
+                loop="auto", http="auto", access_log=args.log_level in ("trace", "debug", "info"))
     return 0
 
 
