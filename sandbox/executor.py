@@ -35,7 +35,8 @@ from .models import (
     decode_files,
     overall_status,
 )
-from .pch import PrecompiledHeaders
+from .jvm import javac_archives, javac_key
+from .pch import pch_key, precompiled_headers
 from .process import ProcessResult, RunLimits, run_process
 
 
@@ -67,9 +68,13 @@ class Executor:
         #: compile outputs by content (server-private, outside every run folder); ``None``: off
         self.compile_cache = (CompileCache(os.path.join(self.root, ".compile-cache"), s.compile_cache_MB << 20)
                               if s.compile_cache_MB else None)
-        #: precompiled ``bits/stdc++.h`` per g++ flag set (read-only for runs); ``None``: off
-        self.pch = (PrecompiledHeaders(os.path.join(self.root, ".pch"))
-                    if s.precompiled_headers and "cpp" in self._installed else None)
+        #: precompiled ``bits/stdc++.h`` per g++ flag set, javac's class-data archive (read-only for
+        #: runs; ``None``: off or not installed), each with the function that keys it from a command
+        self.pch = (precompiled_headers(os.path.join(self.root, ".pch"))
+                    if s.prebuilt_artifacts and "cpp" in self._installed else None)
+        self.javac_archive = (javac_archives(os.path.join(self.root, ".jvm"))
+                              if s.prebuilt_artifacts and "java" in self._installed else None)
+        self._prebuilt = [(p, k) for p, k in ((self.pch, pch_key), (self.javac_archive, javac_key)) if p]
         self._toolchain_ids: dict[str, str] = {}
 
     # ----------------------------------------------------------------------------- building blocks
@@ -178,7 +183,7 @@ class Executor:
             Cancelled: see :meth:`command`.
         """
         argv = recipe.argv(recipe.compile or (), code, self.settings.python)
-        run_argv = argv + (self.pch.include_args(argv) if self.pch else [])
+        run_argv = argv + self.speedups(argv)
         cache = self.compile_cache
         if cache is None or not recipe.outputs:
             return self.command(run_argv, workdir, env, timeout, iso, None, cancel)
@@ -199,6 +204,23 @@ class Executor:
                     and not (result.stdout_truncated or result.stderr_truncated)):
                 cache.store(key, workdir, recipe.outputs, result.stdout, result.stderr)
             return result
+
+    def speedups(self, argv: Sequence[str]) -> list[str]:
+        """Options that make compile command ``argv`` use a ready prebuilt artifact (a precompiled
+        header, javac's class-data archive); asking starts the artifact's build if it has not yet."""
+        out: list[str] = []
+        for prebuilt, key_of in self._prebuilt:
+            key = key_of(argv)
+            if key is not None:
+                out += prebuilt.args(key)
+        return out
+
+    def warm_up(self) -> None:
+        """Start building the prebuilt artifacts of the default compile commands in the background."""
+        for name in ("cpp", "java"):
+            recipe = RECIPES[name]
+            if recipe.compile and name in self._installed:
+                self.speedups(recipe.argv(recipe.compile, "", self.settings.python))
 
     def _toolchain_id(self, recipe: Recipe) -> str:
         if recipe.name not in self._toolchain_ids:

@@ -33,6 +33,14 @@ _JAVA_MAIN = re.compile(r"\bvoid\s+main\s*\(")
 JAVA_CLASSPATH = ".:/usr/share/java/javatuples.jar"
 
 
+#: JVM options for programs: no ``hsperfdata`` file in ``/tmp`` (a few ms per start; nothing a
+#: program can observe). The JIT stays as it is: C1-only would slow long-running solutions down.
+JVM_START = ("-XX:-UsePerfData",)
+#: JVM options for javac, a short run where start-up dominates: C1 only, serial GC, no perf-data
+#: file (measured here: about 40 % less CPU per small compile; class files are byte-identical).
+JAVAC_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData")
+
+
 _JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 
 
@@ -137,8 +145,9 @@ RECIPES: dict[str, Recipe] = {
                version=("{python}", "-m", "pytest", "--version"), module="pytest"),
         Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std=c++17", "-pipe", "-o", "main", "main.cpp"),
                version=("g++", "--version"), outputs=("main",)),
-        Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", "-cp", JAVA_CLASSPATH, "{entry}"),
-               compile=("javac", "-encoding", "UTF-8", "-d", ".", "-cp", JAVA_CLASSPATH, "{main}.java"),
+        Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", *JVM_START, "-cp", JAVA_CLASSPATH, "{entry}"),
+               compile=("javac", *(f"-J{o}" for o in JAVAC_JVM), "-encoding", "UTF-8", "-d", ".", "-cp",
+                        JAVA_CLASSPATH, "{main}.java"),
                version=("javac", "-version"), main=java_main_class, entry=java_entry_class,
                outputs=("**/*.class",)),
         Recipe("nodejs", "main.js", ("node", "--stack-size=65500", "main.js"), version=("node", "--version")),

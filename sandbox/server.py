@@ -27,7 +27,7 @@ from .admission import Admission, Overloaded
 from .cancel import Cancel
 from .config import SandboxSettings
 from .executor import Executor
-from .languages import RECIPES, toolchain_version
+from .languages import toolchain_version
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .metrics import Metrics
 from .models import (
@@ -127,8 +127,7 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     async def prometheus() -> Response:
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
-    if executor.pch is not None:  # the default C++ flags' precompiled header, built in the background
-        executor.pch.ensure(RECIPES["cpp"].argv(RECIPES["cpp"].compile or (), "", settings.python))
+    executor.warm_up()  # precompiled header and javac archive of the default flags, in the background
     return app
 
 

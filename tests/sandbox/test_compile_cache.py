@@ -29,7 +29,7 @@ def sandbox():
     root = tempfile.mkdtemp(prefix="jb-cc-")
     os.chmod(root, 0o711)
     try:
-        yield LocalSandbox(workdir_root=root, precompiled_headers=False)
+        yield LocalSandbox(workdir_root=root, prebuilt_artifacts=False)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
