@@ -9,8 +9,11 @@ executor registers for the lifetime of each command (:meth:`Cancel.watching`).
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from typing import Callable, Iterator
+
+log = logging.getLogger("judgebox.cancel")
 
 
 class Cancelled(Exception):
@@ -45,7 +48,10 @@ class Cancel:
             self._cancelled = True
             kills = list(self._kills)
         for kill in kills:
-            kill()
+            try:
+                kill()
+            except OSError as exc:  # the command may be ending on its own: it is then gone anyway
+                log.warning("cancelling a command failed: %s", exc)
 
     @contextlib.contextmanager
     def watching(self, kill: Callable[[], None]) -> Iterator[None]:
