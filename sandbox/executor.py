@@ -317,22 +317,27 @@ class Executor:
 
 
 class CommandKill:
-    """Kills one command's processes on cancellation: its process group (the child records its pid
-    in shared memory before exec) and every process of the run's isolation unit (``kill_all``).
+    """Kills one command's processes on cancellation: every process of the run's isolation unit
+    (``kill_all``: cgroup, run uid) and the command's process group.
 
-    The pid is taken only while the command has not been reaped (:meth:`finished`), so a recycled
-    pid is never signalled.
+    For the process group, the child records its pid in shared memory before exec, and only when it
+    lives in the server's own pid namespace (a pid from a run's pid namespace means another process
+    here). The pid is used only while the command has not been reaped (:meth:`finished`), so a
+    recycled pid is never signalled.
     """
 
     def __init__(self, iso: RunIsolation) -> None:
         self._iso = iso
+        self._ns = pid_namespace()
         self._pid = mmap.mmap(-1, 8)  # MAP_SHARED | MAP_ANONYMOUS: the forked child's write shows here
         self._lock = threading.Lock()
         self._done = False
 
     def preexec(self) -> None:
-        """Child side, before exec: record the pid, then the isolation's own pre-exec."""
-        self._pid[:8] = os.getpid().to_bytes(8, "little")
+        """Child side, before exec: record the pid (same pid namespace only), then the isolation's
+        own pre-exec."""
+        if self._ns is not None and pid_namespace() == self._ns:
+            self._pid[:8] = os.getpid().to_bytes(8, "little")
         if self._iso.preexec is not None:
             self._iso.preexec()
 
@@ -342,7 +347,9 @@ class CommandKill:
             self._done = True
 
     def __call__(self) -> None:
-        deadline = time.monotonic() + 2.0  # the child may not have reached its pre-exec yet
+        # Again and again until the command is reaped (at most 2 s): a child cancelled between its
+        # fork and its pre-exec has neither recorded its pid nor joined the run's cgroup yet.
+        deadline = time.monotonic() + 2.0
         while True:
             with self._lock:
                 if self._done:
@@ -351,12 +358,19 @@ class CommandKill:
                 if pid:
                     with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.killpg(pid, signal.SIGKILL)
-                    break
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.001)
-        if self._iso.kill_all is not None:
-            self._iso.kill_all()
+            if self._iso.kill_all is not None:
+                self._iso.kill_all()
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.02)
+
+
+def pid_namespace() -> Optional[str]:
+    """The pid namespace of the calling process (``/proc/self/ns/pid``), ``None`` if unknown."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return None
 
 
 def shared_go_cache(root: str) -> str:
