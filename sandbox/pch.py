@@ -81,12 +81,25 @@ def _plan(key: tuple[str, ...]) -> Optional[Plan]:
 
 
 def locate_header(compiler: str, flags: Sequence[str]) -> Optional[str]:
-    """Path of the ``bits/stdc++.h`` that ``compiler`` with ``flags`` includes (``-H`` trace), or ``None``."""
+    """Path of the ``bits/stdc++.h`` that ``compiler`` with ``flags`` includes, or ``None``.
+
+    Walks the ``#include <...>`` search list that ``-E -v`` prints (tens of milliseconds; parsing the
+    header itself would cost seconds at every server start).
+    """
     try:
-        out = subprocess.run([compiler, *flags, "-x", "c++", "-fsyntax-only", "-H", "-"],
-                             input=f"#include <{HEADER}>\n", capture_output=True, text=True, timeout=300)
+        out = subprocess.run([compiler, *flags, "-x", "c++", "-E", "-v", "-o", os.devnull, os.devnull],
+                             capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
-    first = out.stderr.splitlines()[0] if out.returncode == 0 and out.stderr else ""
-    path = first.removeprefix(". ").strip()
-    return path if path.endswith(HEADER) and os.path.isfile(path) else None
+    lines = out.stderr.splitlines()
+    try:
+        start = lines.index("#include <...> search starts here:") + 1
+    except ValueError:
+        return None
+    for line in lines[start:]:
+        if not line.startswith(" "):
+            break
+        path = os.path.join(line.strip(), HEADER)
+        if os.path.isfile(path):
+            return path
+    return None
