@@ -108,8 +108,9 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every row's request count")
     args = parser.parse_args()
     env = {"SHLVL": "1"}
-    if args.checkout:
+    if args.checkout:  # "python -m" puts the working folder first on sys.path: serve from there too
         env["PYTHONPATH"] = str(Path(args.checkout).resolve())
+        os.chdir(env["PYTHONPATH"])
     server = start_live_server("--queue-timeout", "3600", env=env)
     salt = f"{os.getpid()}-{time.time_ns()}"
     print(f"checkout: {args.checkout or Path(__file__).resolve().parents[2]}; cores: {os.cpu_count()}")
