@@ -108,7 +108,10 @@ def _serve(args: argparse.Namespace) -> int:
     # OpenRLHF's remote reward (POST /get_reward) judges in this process, with the server's settings.
     app.include_router(create_router(SandboxClient("", local=LocalSandbox(settings)),
                                      concurrency=settings.max_concurrency))
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    # loop/http "auto": uvloop and httptools where installed (they are dependencies), else asyncio/h11;
+    # no access log below "info" (it would be formatted per request and then dropped)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
+                loop="auto", http="auto", access_log=args.log_level in ("trace", "debug", "info"))
     return 0
 
 

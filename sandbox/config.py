@@ -57,6 +57,10 @@ class SandboxSettings(BaseSettings):
     uid_base: int = Field(61000, ge=1000, description="first uid of the per-run uid pool")
     uid_count: int = Field(1024, ge=1, description="uids in the pool (runs at once, all servers)")
     use_cgroups: bool = Field(True, description="use memory/pids cgroups when they can be created")
+    compile_cache_MB: int = Field(2048, ge=0, description="MiB of compile outputs kept (0: no compile cache)")
+    prebuilt_artifacts: bool = Field(
+        True, description="precompiled bits/stdc++.h per g++ flag set and a javac class-data archive"
+    )
     workdir_root: Optional[str] = Field(None, description="where per-run directories are made")
     pod_name: str = Field(default_factory=socket.gethostname, description="executor_pod_name")
     replica_id: Optional[str] = Field(

@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import mmap
 import os
 import shutil
+import signal
 import tempfile
-from typing import Iterator, Optional, Sequence
+import threading
+import time
+from typing import Callable, Iterator, Optional, Sequence
 
+from .cancel import Cancel, Cancelled
+from .compile_cache import CompileCache, compile_key, toolchain_id
 from .config import SandboxSettings
 from .isolation import Isolation, RunIsolation
-from .languages import RECIPES, Recipe, installed_languages, toolchain_env
+from .languages import RECIPES, Recipe, installed_languages, toolchain_env, toolchain_version
 from .models import (
     CommandRunResult,
     CommandRunStatus,
@@ -29,6 +35,8 @@ from .models import (
     decode_files,
     overall_status,
 )
+from .jvm import javac_archives, javac_key
+from .pch import pch_key, precompiled_headers
 from .process import ProcessResult, RunLimits, run_process
 
 
@@ -50,12 +58,29 @@ class Executor:
         self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox")
         os.makedirs(self.root, mode=0o711, exist_ok=True)
         self.gocache = shared_go_cache(self.root)
-        self.isolation = Isolation(self.settings, sorted(set(found.values())), self.root, [self.gocache])
+        # the precompiled headers and javac's archive are built by the server and read by every run
+        prebuilt_dirs = [os.path.join(self.root, d) for d in (".pch", ".jvm")]
+        for d in prebuilt_dirs:
+            os.makedirs(d, mode=0o755, exist_ok=True)
+        self.isolation = Isolation(self.settings, sorted(set(found.values())), self.root,
+                                   [self.gocache, *prebuilt_dirs])
         blocked = self.isolation.unreachable if self.isolation.uids else {}
         #: languages whose toolchain the run uid cannot execute: name -> (program, folder lacking o+x)
         self._blocked = {n: (p, blocked[p]) for n, p in found.items() if p in blocked}
         self._installed = tuple(n for n in found if n not in self._blocked)
         self._base_env = toolchain_env()
+        s = self.settings
+        #: compile outputs by content (server-private, outside every run folder); ``None``: off
+        self.compile_cache = (CompileCache(os.path.join(self.root, ".compile-cache"), s.compile_cache_MB << 20)
+                              if s.compile_cache_MB else None)
+        #: precompiled ``bits/stdc++.h`` per g++ flag set, javac's class-data archive (read-only for
+        #: runs; ``None``: off or not installed), each with the function that keys it from a command
+        self.pch = (precompiled_headers(os.path.join(self.root, ".pch"))
+                    if s.prebuilt_artifacts and "cpp" in self._installed else None)
+        self.javac_archive = (javac_archives(os.path.join(self.root, ".jvm"))
+                              if s.prebuilt_artifacts and "java" in self._installed else None)
+        self._prebuilt = [(p, k) for p, k in ((self.pch, pch_key), (self.javac_archive, javac_key)) if p]
+        self._toolchain_ids: dict[str, str] = {}
 
     # ----------------------------------------------------------------------------- building blocks
     def languages(self) -> list[str]:
@@ -121,45 +146,134 @@ class Executor:
         yield iso.workdir
 
     def command(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
-                iso: RunIsolation, stdin: Optional[str]) -> CommandRunResult:
-        """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after ``stdin``."""
-        res = run_process(
+                iso: RunIsolation, stdin: Optional[str], cancel: Optional[Cancel] = None) -> CommandRunResult:
+        """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after ``stdin``.
+
+        Raises:
+            Cancelled: ``cancel`` was cancelled before the command started; cancelling it while the
+                command runs kills the command's processes (it then returns as killed).
+        """
+        if cancel is None:
+            return to_command_result(self._process(argv, workdir, env, timeout, iso, stdin, iso.preexec))
+        cancel.check()
+        kill = CommandKill(iso)
+        with cancel.watching(kill):
+            try:
+                res = self._process(argv, workdir, env, timeout, iso, stdin, kill.preexec)
+            finally:
+                kill.finished()
+        return to_command_result(res)
+
+    def _process(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
+                 iso: RunIsolation, stdin: Optional[str], preexec: Optional[Callable[[], None]]) -> ProcessResult:
+        return run_process(
             argv, cwd=workdir, env=env, limits=self.limits(timeout), stdin=(stdin or "").encode(),
-            preexec=iso.preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
+            preexec=preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
             memory_exceeded=iso.memory_exceeded, seal=iso.seal, disk_exceeded=iso.disk_exceeded,
             cpu_seconds=iso.cpu_seconds, spawning=iso.spawning,
         )
-        return to_command_result(res)
+
+    def compile(self, recipe: Recipe, code: str, files: dict[str, bytes], workdir: str, env: dict[str, str],
+                timeout: float, iso: RunIsolation, cancel: Optional[Cancel] = None,
+                cpp_std: Optional[str] = None) -> CommandRunResult:
+        """The compile step of ``recipe`` for ``code`` (``files`` are all files written into
+        ``workdir`` before it): restored from the compile cache when an identical compile succeeded
+        before, else run (with a precompiled header for g++ when one is ready) and, on success,
+        stored. Identical compiles in flight at once run once.
+
+        Raises:
+            Cancelled: see :meth:`command`.
+        """
+        argv = recipe.argv(recipe.compile or (), code, self.settings.python, cpp_std)
+        run_argv = argv + self.speedups(argv)
+        cache = self.compile_cache
+        if cache is None or not recipe.outputs:
+            return self.command(run_argv, workdir, env, timeout, iso, None, cancel)
+        key = compile_key(recipe.name, argv, self._toolchain_id(recipe), files)
+        with cache.flight(key):
+            hit = cache.lookup(key)
+            if hit is not None:
+                try:
+                    write_files(workdir, {rel: data for rel, (data, _) in hit.files.items()}, iso.user)
+                    for rel, (_, mode) in hit.files.items():
+                        os.chmod(os.path.join(workdir, rel), mode)
+                    return CommandRunResult(status=CommandRunStatus.Finished, execution_time=round(hit.seconds, 6),
+                                            cpu_time=0.0, return_code=0, stdout=hit.stdout, stderr=hit.stderr)
+                except (OSError, ValueError):
+                    pass  # a request file is in the way: compile as on a miss
+            result = self.command(run_argv, workdir, env, timeout, iso, None, cancel)
+            if (result.status == CommandRunStatus.Finished and result.return_code == 0
+                    and not (result.stdout_truncated or result.stderr_truncated)):
+                cache.store(key, workdir, recipe.outputs, result.stdout, result.stderr)
+            return result
+
+    def speedups(self, argv: Sequence[str]) -> list[str]:
+        """Options that make compile command ``argv`` use a ready prebuilt artifact (a precompiled
+        header, javac's class-data archive); asking starts the artifact's build if it has not yet."""
+        out: list[str] = []
+        for prebuilt, key_of in self._prebuilt:
+            key = key_of(argv)
+            if key is not None:
+                out += prebuilt.args(key)
+        return out
+
+    def warm_up(self) -> None:
+        """Start building the prebuilt artifacts of the default compile commands in the background."""
+        for name in ("cpp", "java"):
+            recipe = RECIPES[name]
+            if recipe.compile and name in self._installed:
+                self.speedups(recipe.argv(recipe.compile, "", self.settings.python))
+
+    def _toolchain_id(self, recipe: Recipe) -> str:
+        if recipe.name not in self._toolchain_ids:
+            python = self.settings.python
+            self._toolchain_ids[recipe.name] = toolchain_id(recipe.executable(python),
+                                                            toolchain_version(recipe.name, python))
+        return self._toolchain_ids[recipe.name]
 
     # ----------------------------------------------------------------------------- public API
-    def run_code(self, request: RunCodeRequest) -> RunCodeResponse:
+    def run_code(self, request: RunCodeRequest, cancel: Optional[Cancel] = None) -> RunCodeResponse:
         """Compile (if needed) and run ``request.code`` once (SandboxFusion ``/run_code``).
+
+        Args:
+            request: the request.
+            cancel: when cancelled (from any thread), the running command is killed and the
+                request ends as ``SandboxError`` with a message saying so.
 
         Returns:
             a :class:`~sandbox.models.RunCodeResponse`; an unsupported language is ``SandboxError``
             with the installed languages in ``message``. Never raises for a program's behaviour.
         """
-        resp, files = self._run(request, [TestCaseInput(stdin=request.stdin)])
+        resp, files = self._run(request, [TestCaseInput(stdin=request.stdin)], cancel=cancel)
         return RunCodeResponse(
             status=resp.status, message=resp.message, compile_result=resp.compile_result,
             run_result=resp.run_results[0] if resp.run_results else None,
             executor_pod_name=resp.executor_pod_name, files=files,
         )
 
-    def run_tests(self, request: RunTestsRequest) -> RunTestsResponse:
+    def run_tests(self, request: RunTestsRequest, cancel: Optional[Cancel] = None) -> RunTestsResponse:
         """Compile once, then run every case of ``request`` in a fresh process (judgebox extension).
 
         Args:
             request: the batch; ``stop_on_first_failure`` skips cases after the first failing one.
+            cancel: as for :meth:`run_code`.
 
         Returns:
             a :class:`~sandbox.models.RunTestsResponse` whose ``run_results[i]`` belongs to
             ``request.cases[i]`` (``None`` when skipped or when compilation failed).
         """
-        return self._run(request, request.cases, request.stop_on_first_failure)[0]
+        return self._run(request, request.cases, request.stop_on_first_failure, cancel)[0]
 
-    def _run(self, request: RunCodeRequest, cases: list[TestCaseInput],
-             stop_on_first_failure: bool = False) -> tuple[RunTestsResponse, dict[str, str]]:
+    def _run(self, request: RunCodeRequest, cases: list[TestCaseInput], stop_on_first_failure: bool = False,
+             cancel: Optional[Cancel] = None) -> tuple[RunTestsResponse, dict[str, str]]:
+        try:
+            return self._run_steps(request, cases, stop_on_first_failure, cancel)
+        except Cancelled as exc:
+            return RunTestsResponse(status=RunStatus.SandboxError, message=str(exc),
+                                    executor_pod_name=self.settings.pod_name), {}
+
+    def _run_steps(self, request: RunCodeRequest, cases: list[TestCaseInput], stop_on_first_failure: bool,
+                   cancel: Optional[Cancel]) -> tuple[RunTestsResponse, dict[str, str]]:
         pod = self.settings.pod_name
         missing = self.unsupported(request.language)
         if missing:
@@ -173,15 +287,16 @@ class Executor:
             env = self.env(workdir, iso, recipe)
             compile_result = None
             if recipe.compile:
-                compile_result = self.command(recipe.argv(recipe.compile, request.code, python, request.cpp_std), workdir,
-                                              env, request.compile_timeout, iso, None)
+                compile_result = self.compile(recipe, request.code, files, workdir, env, request.compile_timeout,
+                                              iso, cancel, request.cpp_std)
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
                                           and compile_result.return_code == 0):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
                 for i, case in enumerate(cases):
                     runs[i] = r = (self._case_files(workdir, case, i, iso.user)
-                                   or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin))
+                                   or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
+                                                   cancel))
                     if case.fetch_files:
                         r.files = fetch(workdir, case.fetch_files)
                     if stop_on_first_failure and overall_status(r) != RunStatus.Success:
@@ -206,6 +321,63 @@ class Executor:
         except (OSError, ValueError) as exc:
             return CommandRunResult(status=CommandRunStatus.Error, stdout="",
                                     stderr=f"cases[{index}].files could not be written: {exc}")
+        return None
+
+
+class CommandKill:
+    """Kills one command's processes on cancellation: every process of the run's isolation unit
+    (``kill_all``: cgroup, run uid) and the command's process group.
+
+    For the process group, the child records its pid in shared memory before exec, and only when it
+    lives in the server's own pid namespace (a pid from a run's pid namespace means another process
+    here). The pid is used only while the command has not been reaped (:meth:`finished`), so a
+    recycled pid is never signalled.
+    """
+
+    def __init__(self, iso: RunIsolation) -> None:
+        self._iso = iso
+        self._ns = pid_namespace()
+        self._pid = mmap.mmap(-1, 8)  # MAP_SHARED | MAP_ANONYMOUS: the forked child's write shows here
+        self._lock = threading.Lock()
+        self._done = False
+
+    def preexec(self) -> None:
+        """Child side, before exec: record the pid (same pid namespace only), then the isolation's
+        own pre-exec."""
+        if self._ns is not None and pid_namespace() == self._ns:
+            self._pid[:8] = os.getpid().to_bytes(8, "little")
+        if self._iso.preexec is not None:
+            self._iso.preexec()
+
+    def finished(self) -> None:
+        """The command was reaped: its pid may be reused from now on."""
+        with self._lock:
+            self._done = True
+
+    def __call__(self) -> None:
+        # Again and again until the command is reaped (at most 2 s): a child cancelled between its
+        # fork and its pre-exec has neither recorded its pid nor joined the run's cgroup yet.
+        deadline = time.monotonic() + 2.0
+        while True:
+            with self._lock:
+                if self._done:
+                    return
+                pid = int.from_bytes(self._pid[:8], "little")
+                if pid:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(pid, signal.SIGKILL)
+            if self._iso.kill_all is not None:
+                self._iso.kill_all()
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.02)
+
+
+def pid_namespace() -> Optional[str]:
+    """The pid namespace of the calling process (``/proc/self/ns/pid``), ``None`` if unknown."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
         return None
 
 

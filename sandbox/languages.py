@@ -51,6 +51,14 @@ def check_cpp_std(value: Optional[str]) -> Optional[str]:
 JAVA_CLASSPATH = ".:/usr/share/java/javatuples.jar"
 
 
+#: JVM options for programs: no ``hsperfdata`` file in ``/tmp`` (a few ms per start; nothing a
+#: program can observe). The JIT stays as it is: C1-only would slow long-running solutions down.
+JVM_START = ("-XX:-UsePerfData",)
+#: JVM options for javac, a short run where start-up dominates: C1 only, serial GC, no perf-data
+#: file (measured here: about 40 % less CPU per small compile; class files are byte-identical).
+JAVAC_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData")
+
+
 _JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
 
 
@@ -115,6 +123,9 @@ class Recipe:
             defaults to :attr:`main`.
         module: a Python module the interpreter must be able to import for the language to count
             as installed (``pytest``); ``None`` when finding the program on ``PATH`` is enough.
+        outputs: what the compile step writes, relative to the working folder, kept in the compile
+            cache (:mod:`sandbox.compile_cache`): fixed names, or ``"**/*.ext"`` for every file
+            with that suffix; empty: the compile is not cached.
     """
 
     name: str
@@ -126,6 +137,7 @@ class Recipe:
     env: tuple[tuple[str, str], ...] = ()
     module: Optional[str] = None
     entry: Optional[Callable[[str], str]] = None
+    outputs: tuple[str, ...] = ()
 
     def argv(self, template: tuple[str, ...], code: str, python: str, cpp_std: Optional[str] = None) -> list[str]:
         """Expand a command template for ``code`` (see module docstring for placeholders); ``cpp_std``
@@ -152,18 +164,20 @@ RECIPES: dict[str, Recipe] = {
         Recipe("pytest", "test_main.py", ("{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_main.py"),
                version=("{python}", "-m", "pytest", "--version"), module="pytest"),
         Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std={cpp_std}", "-pipe", "-o", "main", "main.cpp"),
-               version=("g++", "--version")),
-        Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", "-cp", JAVA_CLASSPATH, "{entry}"),
-               compile=("javac", "-encoding", "UTF-8", "-d", ".", "-cp", JAVA_CLASSPATH, "{main}.java"),
-               version=("javac", "-version"), main=java_main_class, entry=java_entry_class),
+               version=("g++", "--version"), outputs=("main",)),
+        Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", *JVM_START, "-cp", JAVA_CLASSPATH, "{entry}"),
+               compile=("javac", *(f"-J{o}" for o in JAVAC_JVM), "-encoding", "UTF-8", "-d", ".", "-cp",
+                        JAVA_CLASSPATH, "{main}.java"),
+               version=("javac", "-version"), main=java_main_class, entry=java_entry_class,
+               outputs=("**/*.class",)),
         Recipe("nodejs", "main.js", ("node", "--stack-size=65500", "main.js"), version=("node", "--version")),
         Recipe("go", "main.go", ("./main",), compile=("go", "build", "-o", "main", "main.go"),
-               version=("go", "version"), env=(("GO111MODULE", "off"),)),
+               version=("go", "version"), env=(("GO111MODULE", "off"),), outputs=("main",)),
         Recipe("go_test", "main_test.go", ("go", "test", "-count=1", "./main_test.go"),
                version=("go", "version"), env=(("GO111MODULE", "off"),)),
         Recipe("bash", "main.sh", ("bash", "main.sh"), version=("bash", "--version")),
         Recipe("rust", "main.rs", ("./main",), compile=("rustc", "-O", "--edition", "2021", "-o", "main", "main.rs"),
-               version=("rustc", "--version")),
+               version=("rustc", "--version"), outputs=("main",)),
     )
 }
 

@@ -6,6 +6,8 @@ Names follow the Prometheus naming guide (``_total`` counters, ``_seconds`` hist
 * ``judgebox_rejections_total{reason}``: requests answered 504 (``queue_full``, ``queue_timeout``,
   ``max_sessions``).
 * ``judgebox_sessions``: live sessions (kernels), those starting included.
+* ``judgebox_cancelled_total{stage}``: requests whose client disconnected before the answer,
+  ``queued`` (never started) or ``running`` (its processes were killed).
 * ``judgebox_queue_depth``, ``judgebox_in_flight``: requests waiting for a slot / holding one now.
 * ``judgebox_queue_wait_seconds``: time from arrival to getting a slot.
 * ``judgebox_run_seconds{language}``: time a request held its slot (compile and every run step).
@@ -39,6 +41,7 @@ class Metrics:
         r = self.registry
         self.runs = Counter("judgebox_runs", "Finished requests", ["language", "status"], registry=r)
         self.rejections = Counter("judgebox_rejections", "Requests answered 504", ["reason"], registry=r)
+        self.cancelled = Counter("judgebox_cancelled", "Requests whose client disconnected", ["stage"], registry=r)
         Gauge("judgebox_queue_depth", "Requests waiting for a slot", registry=r).set_function(waiting)
         Gauge("judgebox_in_flight", "Requests holding a slot", registry=r).set_function(running)
         Gauge("judgebox_sessions", "Live sessions", registry=r).set_function(sessions)

@@ -6,7 +6,9 @@ sessions (:mod:`sandbox.sessions`): ``POST /sessions``, ``POST /sessions/{id}/ru
 ``DELETE /sessions/{id}``, ``GET /sessions``.
 Every execution outcome is HTTP 200; a malformed body is HTTP 422 naming the field; a request that
 cannot get an execution slot in time, or a session over ``max_sessions``, is HTTP 504 with
-``Retry-After``; an unknown session id is HTTP 404 naming it.
+``Retry-After``; an unknown session id is HTTP 404 naming it. A request whose client disconnects
+before the answer is cancelled: a queued one never starts, a running one has its processes killed
+at once (so a client that retries after a gateway timeout never doubles the work).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from .admission import Admission, Overloaded
+from .cancel import Cancel
 from .config import SandboxSettings
 from .errors import SandboxRequestError
 from .executor import Executor
@@ -72,19 +75,43 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         # JSON (it answered 500): render non-finite numbers as text so the 422 names the field.
         return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
 
-    async def execute(fn: Callable[[Any], Any], request: Any, language: str) -> Any:
-        try:
+    async def execute(fn: Callable[[Any, Cancel], Any], request: Any, language: str, http: Request) -> Any:
+        cancel = Cancel()
+        started = asyncio.Event()  # set once the request holds a slot and is handed to a worker thread
+
+        async def work() -> Any:
             async with admission.slot() as waited:
                 metrics.queue_wait.observe(waited)
                 start = time.monotonic()
-                result = await asyncio.get_running_loop().run_in_executor(pool, fn, request)
+                started.set()
+                result = await loop.run_in_executor(pool, fn, request, cancel)
+                metrics.run_time.labels(language=language).observe(time.monotonic() - start)
+                return result
+
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(work())
+        gone = asyncio.ensure_future(disconnected(http))
+        await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():  # the client went away: nobody will read the answer
+            metrics.cancelled.labels(stage="running" if started.is_set() else "queued").inc()
+            if started.is_set():  # the slot is released only when the worker thread is done
+                await loop.run_in_executor(None, cancel.cancel)
+                with contextlib.suppress(Exception):
+                    await task
+            else:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Overloaded):
+                    await task
+            return Response(status_code=499)
+        gone.cancel()
+        try:
+            result = task.result()
         except Overloaded as exc:
             return overloaded(exc)
         except SandboxRequestError as exc:  # sessions: unknown id (404), busy (409), too large (422)
             return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
         except SessionStartError as exc:
             return JSONResponse(status_code=500, content={"detail": str(exc)})
-        metrics.run_time.labels(language=language).observe(time.monotonic() - start)
         status = getattr(result, "status", None)
         if status is not None:
             metrics.runs.labels(language=language, status=status.value).inc()
@@ -96,34 +123,34 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
                             headers={"Retry-After": str(int(max(1, exc.retry_after)))})
 
     @app.post("/run_code", response_model=RunCodeResponse)
-    async def run_code(request: RunCodeRequest):
-        return await execute(executor.run_code, request, request.language)
+    async def run_code(request: RunCodeRequest, http: Request):
+        return await execute(executor.run_code, request, request.language, http)
 
     @app.post("/run_tests", response_model=RunTestsResponse)
-    async def run_tests(request: RunTestsRequest):
-        return await execute(executor.run_tests, request, request.language)
+    async def run_tests(request: RunTestsRequest, http: Request):
+        return await execute(executor.run_tests, request, request.language, http)
 
     @app.post("/run_jupyter", response_model=RunJupyterResponse)
-    async def run_jupyter(request: RunJupyterRequest):
+    async def run_jupyter(request: RunJupyterRequest, http: Request):
         from .jupyter import run_jupyter as run
 
-        return await execute(lambda r: run(r, executor), request, "jupyter")
+        return await execute(lambda r, _cancel: run(r, executor), request, "jupyter", http)
 
     @app.post("/sessions", response_model=SessionInfo)
-    async def create_session(request: CreateSessionRequest):
+    async def create_session(request: CreateSessionRequest, http: Request):
         if sessions.live >= sessions.max_sessions:  # answer at once, without waiting for a slot
             return overloaded(Overloaded(f"{sessions.live} live sessions (max_sessions={sessions.max_sessions})",
                                          "max_sessions", retry_after=5))
-        return await execute(sessions.create, request, "session")
+        return await execute(lambda r, _cancel: sessions.create(r), request, "session", http)
 
     @app.post("/sessions/{session_id}/run", response_model=SessionRunResult)
-    async def run_session(session_id: str, request: SessionRunRequest):
+    async def run_session(session_id: str, request: SessionRunRequest, http: Request):
         try:
             sessions.check_code(request.code)
             sessions.get(session_id)  # 404 before queueing for a slot
         except SandboxRequestError as exc:
             return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
-        return await execute(lambda r: sessions.run(session_id, r), request, "session")
+        return await execute(lambda r, _cancel: sessions.run(session_id, r), request, "session", http)
 
     @app.delete("/sessions/{session_id}")
     async def delete_session(session_id: str) -> Any:
@@ -156,7 +183,18 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     async def prometheus() -> Response:
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
+    executor.warm_up()  # precompiled header and javac archive of the default flags, in the background
     return app
+
+
+async def disconnected(http: Request) -> None:
+    """Return when the client of ``http`` has disconnected (its body was already read).
+
+    After the body, the server's ``receive()`` blocks until the connection closes and then answers
+    ``http.disconnect`` (ASGI HTTP spec); uvicorn's h11 and httptools protocols both do so.
+    """
+    while (await http.receive())["type"] != "http.disconnect":
+        pass
 
 
 def _json_safe(value: Any) -> Any:

@@ -1,0 +1,102 @@
+"""Prebuilt artifacts: a precompiled ``bits/stdc++.h`` used for the default flags and a javac
+class-data archive, never a change in what a program does.
+
+They are built once per machine under the default ``workdir_root`` (the header is about 100 MiB and
+a few seconds of CPU), like the server does; the differential test compiles each program with the
+header and with prebuilt artifacts off and compares the runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+from sandbox import LocalSandbox
+from sandbox.languages import RECIPES
+from sandbox.jvm import javac_key
+from sandbox.pch import pch_flags, pch_key
+
+needs_gpp = pytest.mark.skipif(not shutil.which("g++"), reason="g++ not installed")
+
+DEFAULT_ARGV = RECIPES["cpp"].argv(RECIPES["cpp"].compile, "", "python3")
+
+
+@pytest.fixture(scope="module")
+def with_pch() -> LocalSandbox:
+    if not shutil.which("g++"):
+        pytest.skip("g++ not installed")
+    sb = LocalSandbox(compile_cache_MB=0)
+    assert sb.executor.pch.ensure(pch_key(DEFAULT_ARGV)).result(timeout=1800)
+    return sb
+
+
+def test_flags_of_a_compile_command():
+    assert pch_flags(["g++", "-O2", "-std=gnu++20", "-pipe", "-o", "main", "main.cpp"]) == ("-O2", "-std=gnu++20", "-pipe")
+    assert pch_flags(["rustc", "-O", "main.rs"]) is None
+
+
+def test_default_flags_use_the_precompiled_header(with_pch, tmp_path):
+    _, folder = with_pch.executor.pch.ensure(pch_key(DEFAULT_ARGV)).result()
+    gch = os.path.join(folder, "bits", "stdc++.h.gch")
+    assert with_pch.executor.speedups(DEFAULT_ARGV) == ["-I", folder]
+    st = os.stat(gch)
+    assert stat.S_IMODE(st.st_mode) == 0o644 and st.st_uid == os.geteuid()  # run uids read, never write
+    (tmp_path / "main.cpp").write_text("#include <bits/stdc++.h>\nint main() { std::cout << 1; }\n")
+    out = subprocess.run([*DEFAULT_ARGV, "-I", folder, "-H"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert f"! {gch}" in out.stderr.splitlines()  # "!": a valid precompiled header was used
+
+
+def test_other_flags_get_their_own_header(with_pch):
+    gnu20 = ["g++", "-O2", "-std=gnu++20", "-pipe", "-o", "main", "main.cpp"]
+    other = with_pch.executor.pch.ensure(pch_key(gnu20)).result(timeout=1800)
+    assert other and other != with_pch.executor.pch.ensure(pch_key(DEFAULT_ARGV)).result()
+
+
+PROGRAMS = {
+    "plain": "#include <bits/stdc++.h>\nusing namespace std;\n"
+             "int main() { vector<int> v{3, 1, 2}; sort(v.begin(), v.end()); cout << v[0] << v[2] << endl; }\n",
+    # debug mode defined before the header: the precompiled one (built without it) must not be used
+    "glibcxx_debug": "#define _GLIBCXX_DEBUG\n#include <bits/stdc++.h>\n"
+                     "int main() { std::vector<int> v(2); std::cout << \"x\" << std::endl; return v[5]; }\n",
+    "pragma_target": "#pragma GCC target(\"avx2\")\n#include <bits/stdc++.h>\n"
+                     "int main() { long long x = 0xF0F0; std::cout << __builtin_popcountll(x) << std::endl; }\n",
+    "pragma_optimize": "#pragma GCC optimize(\"O3,unroll-loops\")\n#include <bits/stdc++.h>\n"
+                       "int main() { long long s = 0; for (int i = 0; i < 1000; i++) s += i; std::cout << s << std::endl; }\n",
+    "header_not_first": "#include <cstdio>\n#include <bits/stdc++.h>\nint main() { std::printf(\"%zu\\n\", std::string(\"abc\").size()); }\n",
+    "int_long_long": "#include <bits/stdc++.h>\n#define int long long\nusing namespace std;\n"
+                     "signed main() { int x = 1LL << 40; cout << x << endl; }\n",
+}
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_precompiled_header_never_changes_a_program(with_pch, name):
+    without = LocalSandbox(prebuilt_artifacts=False, compile_cache_MB=0)
+    body = {"code": PROGRAMS[name], "language": "cpp", "compile_timeout": 300}
+    a, b = with_pch.run_code(body), without.run_code(body)
+    assert a.compile_result.return_code == b.compile_result.return_code == 0, (a, b)
+    assert (a.status, a.run_result.stdout, a.run_result.return_code) == \
+        (b.status, b.run_result.stdout, b.run_result.return_code)
+    if name == "glibcxx_debug":  # the debug-mode check ran: the real header was used
+        assert a.run_result.return_code != 0 and "Error" in a.run_result.stderr
+
+
+@pytest.mark.skipif(not shutil.which("javac"), reason="javac not installed")
+def test_javac_archive_is_used_and_classes_are_identical(tmp_path):
+    sb = LocalSandbox(compile_cache_MB=0)
+    argv = RECIPES["java"].argv(RECIPES["java"].compile, "public class Main {}", "python3")
+    args = sb.executor.javac_archive.ensure(javac_key(argv)).result(timeout=1800)
+    (archive,) = [a.split("=", 1)[1] for a in args if a.startswith("-J-XX:SharedArchiveFile=")]
+    assert stat.S_IMODE(os.stat(archive).st_mode) == 0o644
+    (tmp_path / "Main.java").write_text("public class Main { public static void main(String[] a) {"
+                                        " System.out.println(java.util.List.of(1, 2)); } }\n")
+    for out, extra in (("plain", []), ("archived", [*args, "-J-Xlog:class+load=info"])):
+        (tmp_path / out).mkdir()
+        r = subprocess.run(["javac", *extra, "-d", out, "Main.java"], cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    assert "source: shared objects file (top)" in r.stdout  # javac's classes came from the archive
+    assert (tmp_path / "plain" / "Main.class").read_bytes() == (tmp_path / "archived" / "Main.class").read_bytes()
