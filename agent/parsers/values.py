@@ -29,11 +29,13 @@ def schema_types(schema: Any) -> set[str]:
         for sub in schema.get(key) or ():
             types |= schema_types(sub)
     for value in list(schema.get("enum") or ()) + ([schema["const"]] if "const" in schema else []):
-        types.add(_json_type(value))
+        types.add(json_type(value))
     return types
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """The JSON Schema type name of a decoded JSON value (``"null"``, ``"boolean"``, ``"integer"``,
+    ``"number"``, ``"string"``, ``"array"``, ``"object"``); ``bool`` is never ``"integer"``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -74,6 +76,6 @@ def convert_value(raw: str, schema: Any) -> Any:
             value = OMIT
     if isinstance(value, float) and value.is_integer() and "integer" in types and "number" not in types:
         value = int(value)
-    if value is not OMIT and _json_type(value) in types | ({"integer"} if "number" in types else set()):
+    if value is not OMIT and json_type(value) in types | ({"integer"} if "number" in types else set()):
         return value
     return raw

@@ -24,6 +24,8 @@ from typing import Any, Optional, Union
 
 import jsonschema
 
+from ..parsers.values import json_type
+
 __all__ = ["prepare_arguments", "validator_for"]
 
 _ARTICLE = {"integer": "an integer", "number": "a number", "string": "a string", "boolean": "a boolean",
@@ -33,20 +35,6 @@ _ARTICLE = {"integer": "an integer", "number": "a number", "string": "a string",
 def validator_for(parameters: dict[str, Any]) -> jsonschema.protocols.Validator:
     """A draft 2020-12 validator for a tool's ``parameters`` schema (already checked)."""
     return jsonschema.Draft202012Validator(parameters)
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _field(path: Any) -> str:
@@ -62,7 +50,7 @@ def _got(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     if len(text) > 40:
         text = text[:37] + "..."
-    return f"{_json_type(value)} {text}"
+    return f"{json_type(value)} {text}"
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -120,7 +108,7 @@ def prepare_arguments(arguments: Union[str, dict, Any], parameters: dict[str, An
             except json.JSONDecodeError as e:
                 return None, f"error: arguments are not valid JSON ({e})"
     if not isinstance(arguments, dict):
-        return None, f"error: arguments must be a JSON object, got {_json_type(arguments)}"
+        return None, f"error: arguments must be a JSON object, got {json_type(arguments)}"
     arguments = _drop_nulls(arguments, parameters)
     validator = validator or validator_for(parameters)
     errors = sorted(validator.iter_errors(arguments),
