@@ -194,4 +194,5 @@ def test_import_agent_does_not_import_torch():
     done = subprocess.run([sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['AgentLoopOutput', 'collate', 'parsers']"
+    assert done.stdout.strip() == ("['AgentLoopConfig', 'AgentLoopOutput', 'AgentState', 'ToolAgentLoop', 'backends', "
+                                   "'collate', 'parsers', 'scoring', 'tools']")
