@@ -58,6 +58,8 @@ log = logging.getLogger("judgebox.sessions")
 
 #: Seconds between two passes of the idle reaper.
 REAP_INTERVAL_S = 1.0
+#: Seconds a close waits for a running cell to end after its kernel was killed (then cleans up anyway).
+CLOSE_WAIT_S = 10.0
 #: Closed session ids remembered (with the reason) for the 404 message.
 _REMEMBER_CLOSED = 4096
 
@@ -84,6 +86,7 @@ class KernelSession:
         self._lost = ""  # a loss not yet reported to the caller
         self._run_lock = threading.Lock()
         self._state_lock = threading.Lock()
+        self._cleanup_lock = threading.Lock()
         self._stack = contextlib.ExitStack()
         self._cleaned = False
 
@@ -131,19 +134,21 @@ class KernelSession:
             self.closed = True
             running = self.busy
         if running and self.kernel is not None:
-            self.kernel.kill()  # the running cell sees the death; its run() cleans up
-        else:
-            self._cleanup()
+            self.kernel.kill()  # the running cell sees the death and ends as killed
+            # wait for it (bounded), so that when close returns every process of the session is gone
+            if self._run_lock.acquire(timeout=CLOSE_WAIT_S):
+                self._run_lock.release()
+        self._cleanup()
 
     def _cleanup(self) -> None:
-        with self._state_lock:
+        with self._cleanup_lock:  # a second caller waits until the first has finished cleaning
             if self._cleaned:
                 return
             self._cleaned = True
-        if self.kernel is not None:
-            self.kernel.stop()
-            self.kernel = None
-        self._stack.close()
+            if self.kernel is not None:
+                self.kernel.stop()
+                self.kernel = None
+            self._stack.close()
 
     def info(self) -> SessionInfo:
         """This session as the API describes it."""
