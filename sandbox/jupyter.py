@@ -24,6 +24,7 @@ Semantics (SandboxFusion's wire format; ``cell_timeout`` honoured, unlike Sandbo
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import queue
@@ -51,6 +52,9 @@ from .models import (
 )
 from .process import RunLimits
 
+#: RLIMIT_STACK (bytes) of a kernel where memory is capped by RLIMIT_DATA (no memory cgroup): the
+#: default thread stack size, so the kernel's threads fit in the data limit.
+KERNEL_FALLBACK_STACK = 8 << 20
 #: Seconds a kernel may take to start and answer ``kernel_info`` (not counted in ``total_timeout``).
 KERNEL_STARTUP_TIMEOUT = 60.0
 #: Seconds spent collecting output still in flight when a cell times out.
@@ -175,6 +179,11 @@ class Kernel:
     """
 
     def __init__(self, executor: Executor, iso: RunIsolation, workdir: str, limits: RunLimits):
+        if iso.memory_exceeded is None and limits.stack_bytes and limits.stack_bytes > KERNEL_FALLBACK_STACK:
+            # No memory cgroup: memory is capped by RLIMIT_DATA, which counts every thread's stack,
+            # and each thread gets RLIMIT_STACK of it; ipykernel's threads at 256 MiB each exhausted
+            # a 2 GiB limit before the kernel answered ("can't start new thread" in compose).
+            limits = dataclasses.replace(limits, stack_bytes=KERNEL_FALLBACK_STACK)
         self.executor, self.iso, self.workdir, self.limits = executor, iso, workdir, limits
         self.cap = executor.settings.output_limit_bytes
         self.km: Optional[KernelManager] = None
