@@ -24,6 +24,8 @@ Semantics (SandboxFusion's wire format; ``cell_timeout`` honoured, unlike Sandbo
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import dataclasses
 import json
 import os
@@ -200,6 +202,18 @@ class Kernel:
         Raises:
             Exception: whatever kept it from starting (see :meth:`log_tail`); call :meth:`stop`.
         """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._start()
+        # Called from an event loop's thread (e.g. LocalSandbox.create_session inside async code):
+        # jupyter_client would then start the kernel on a runner thread that it creates while this
+        # thread's children go into a new PID namespace, where no thread can be created. Start the
+        # kernel from a plain thread instead.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgebox-kernel") as pool:
+            return pool.submit(self._start).result()
+
+    def _start(self) -> None:
         ex, iso = self.executor, self.iso
         km = KernelManager(
             kernel_name=_KERNEL_NAME, kernel_spec_manager=kernel_spec_manager(ex.root, ex.settings.python,
