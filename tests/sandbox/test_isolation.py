@@ -113,7 +113,7 @@ def test_file_reader_cannot_read_server_files(server):
     finally:
         shutil.rmtree(folder)
     assert (r["status"], r["run_result"]["stdout"]) == (
-        "Success", "FileNotFoundError\nFileNotFoundError\n['.gocache', 'run-*']\n"), r
+        "Success", "FileNotFoundError\nFileNotFoundError\n['.gocache', '.jvm', '.pch', 'run-*']\n"), r
 
 
 @needs_root
