@@ -28,6 +28,7 @@ import pytest
 
 from tests.conftest import start_live_server
 from tests.sandbox.procs import alive_with, unique_sleep, zombies_of
+from tests.sandbox.test_isolation import run
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="full isolation needs root")
 CHECKOUT = str(Path(__file__).resolve().parents[2])
@@ -67,12 +68,6 @@ def server(venv_python):
     finally:
         srv.stop()
         shutil.rmtree(root, ignore_errors=True)
-
-
-def run(srv, code: str, **kw) -> dict:
-    r = httpx.post(f"{srv.url}/run_code", json={"code": code, "language": "python", **kw}, timeout=120)
-    assert r.status_code == 200, r.text
-    return r.json()
 
 
 def stdout_of(srv, code: str, **kw) -> str:
