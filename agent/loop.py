@@ -82,6 +82,7 @@ class Trajectory:
     assistant_turns: int = 0
     tool_rounds: int = 0
     user_turns: int = 0
+    observations: int = 0  # tool rounds and user replies appended to the trajectory
     stop_reason: Optional[str] = None
     failure: Optional[str] = None
     step_rewards: list[float] = field(default_factory=list)
@@ -310,6 +311,7 @@ class ToolAgentLoop:
             traj.counts["response_truncated"] = 1
             return self._end(traj, "length")
         traj.append(obs, 0, None)
+        traj.observations += 1
         return next_state
 
     def _clip(self, text: str) -> str:
@@ -359,7 +361,7 @@ class ToolAgentLoop:
             extra["failure"] = traj.failure
         return AgentLoopOutput(prompt_ids=traj.prompt_ids, response_ids=traj.response_ids,
                                response_mask=traj.response_mask, response_logprobs=traj.response_logprobs,
-                               num_turns=traj.assistant_turns + traj.user_turns + (1 if traj.messages else 0),
+                               num_turns=1 + traj.assistant_turns + traj.observations,
                                reward_score=reward, metrics=metrics, extra_fields=extra, messages=traj.messages)
 
 

@@ -36,7 +36,8 @@ class AgentLoopOutput(BaseModel):
       0 = observation (tool or user text the model read); same length as ``response_ids``.
     - ``response_logprobs``: the sampler's logprob per response token (observation positions hold
       a placeholder that ``response_mask`` excludes from the loss); None = not requested.
-    - ``num_turns``: chat turns (user, assistant, tool), as verl counts them.
+    - ``num_turns``: chat turns as verl counts them: 1 (the prompt) + assistant turns + observation
+      turns appended (one per tool round, one per user reply).
     - ``reward_score``: the trajectory's scalar reward; None = not scored (the reason is in
       ``extra_fields["reward_info"]``).
     - ``metrics``: timings and counters of the loop (free form).
