@@ -14,7 +14,9 @@ step rewards; ``None`` when unknown), ``final_text``, ``stop_reason`` and ``num_
 Weights: before generating, when the trainer has taken an optimizer step since the last sync, the
 policy's current weights go into the engine in memory (:mod:`agent.weight_sync`; the engine must be
 started with ``worker_extension_cls=agent.weight_sync.WORKER_EXTENSION``). ``rollout.syncs`` records
-each sync (step, tensors, bytes, seconds).
+each sync (step, tensors, bytes, seconds); ``rollout.timings`` records each call (seconds): ``wall_s``
+(the whole call, sync included), ``sync_s``, and the trajectories' summed ``generate_s``, ``tools_s``
+and ``score_s`` (they overlap in time: sums over concurrent trajectories, not shares of ``wall_s``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import Any, Callable, Iterable, Optional
 
 from agent.weight_sync import named_tensors, push_weights
@@ -74,11 +77,18 @@ class AgentRollout:
         self.sync_dtype = sync_dtype
         self.synced_step = 0  # the engine starts from the checkpoint the trainer starts from
         self.syncs: list[dict] = []
+        self.timings: list[dict] = []
 
     def __call__(self, prompts: list, trainer: Any) -> dict:
+        started = time.perf_counter()
         if self.sync_weights and trainer.state.global_step != self.synced_step:
             self.sync(trainer)
+        synced = time.perf_counter()
         outputs = self._run(self._rollouts(prompts))
+        self.timings.append({"step": trainer.state.global_step, "trajectories": len(outputs),
+                             "wall_s": time.perf_counter() - started, "sync_s": synced - started,
+                             **{k: sum(o.metrics.get(k, 0.0) for o in outputs)
+                                for k in ("generate_s", "tools_s", "score_s")}})
         for o in outputs:
             if o.extra_fields.get("failure"):
                 log.warning("rollout %s: %s (%s)", o.extra_fields.get("request_id"), o.extra_fields["stop_reason"],

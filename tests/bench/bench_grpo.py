@@ -2,10 +2,11 @@
 asserts (32 problems x a group of 8: half correct, a quarter wrong, a quarter crashing), scored with
 the thread pool verl's reward loop uses.
 
-Run: ``python tests/bench/bench_grpo.py [--completions 256] [--workers 64] [--sandbox-url URL]``.
-Without ``--sandbox-url`` the embedded sandbox is used; pass the compose gateway
-(``docker compose up -d --scale executor=2``, ``--sandbox-url http://127.0.0.1:8080``) to measure
-two replicas behind it. Prints wall time, completions/s, p50/p99 seconds per completion and the
+Run: ``python tests/bench/bench_grpo.py [--completions 256] [--workers 64] [--sandbox-url URL |
+--compose 2]``. Without either the embedded sandbox is used; ``--sandbox-url`` scores against a running
+server (or gateway); ``--compose N`` brings up the compose deployment with ``N`` executor replicas
+behind the gateway on a free loopback port (images from ``scripts/docker-setup.sh``), scores against
+the gateway and takes it down. Prints wall time, completions/s, p50/p99 seconds per completion and the
 verdict counts (every correct completion must score 1, every other 0: a wrong score fails the run).
 """
 
@@ -42,7 +43,35 @@ def main() -> int:
     ap.add_argument("--group", type=int, default=8, help="completions per problem (GRPO's n)")
     ap.add_argument("--workers", type=int, default=64, help="compute_score calls at once")
     ap.add_argument("--sandbox-url", default=None, help="sandbox base URL (default: embedded)")
+    ap.add_argument("--compose", type=int, default=0, metavar="N", help="N compose replicas behind the gateway")
     args = ap.parse_args()
+    if args.compose:
+        return with_compose(args)
+    return score_batch(args)
+
+
+def with_compose(args: argparse.Namespace) -> int:
+    """Run :func:`score_batch` against a compose project of ``args.compose`` replicas."""
+    from tests.docker.stack import Stack, free_port, setup_images
+
+    proc = setup_images()
+    if proc.returncode != 0:
+        print(proc.stderr[-3000:])
+        return 1
+    stack = Stack(project="judgebox-bench-grpo", port=free_port(), env={"JUDGEBOX_REPLICAS": str(args.compose)})
+    stack.env["JUDGEBOX_PORT"] = str(stack.port)
+    stack.compose("down", "-v", "--remove-orphans", "-t", "1", check=False)
+    try:
+        stack.compose("up", "-d", "--no-build")
+        stack.wait_healthy(replicas=args.compose)
+        args.sandbox_url = stack.url
+        return score_batch(args)
+    finally:
+        stack.compose("down", "-v", "--remove-orphans", "-t", "1", check=False)
+
+
+def score_batch(args: argparse.Namespace) -> int:
+    """Score the batch against ``args.sandbox_url`` (or the embedded sandbox); 1 on a wrong score."""
 
     jobs = []
     for i in range(args.completions):

@@ -147,6 +147,8 @@ def test_grpo_with_judgebox_rollout_and_in_memory_weight_sync(tmp_path, engine_l
             for m, turns in zip(out["env_mask"], out["num_turns"]):
                 assert (0 in m) == (turns > 2)
         assert [s["step"] for s in rollout.syncs] == [1]  # after step 1, before step 2's rollout
+        assert [t["step"] for t in rollout.timings] == [0, 1]  # one timed rollout call per step
+        assert all(t["wall_s"] >= t["sync_s"] and t["generate_s"] > 0 and t["score_s"] > 0 for t in rollout.timings)
         logs = [h for h in trainer.state.log_history if "rewards/trajectory_reward/mean" in h]
         assert [h["rewards/trajectory_reward/mean"] for h in logs] == pytest.approx(
             [sum(b["rewards"]) / 4 for b in seen])
