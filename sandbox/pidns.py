@@ -6,8 +6,8 @@ server's whole image per run costs milliseconds. So :meth:`PidNamespace.spawning
 of a command in the server thread:
 
 1. ``unshare(CLONE_NEWPID)`` in that thread only: its next children go into a new namespace;
-2. the namespace's init, ``sleep infinity`` (:data:`INIT`), is started (``vfork``: cheap) and
-   becomes pid 1;
+2. the namespace's init, ``sleep infinity`` with ``SIGCHLD`` ignored (:data:`INIT`: coreutils'
+   ``env --ignore-signal=CHLD`` execs it, no fork), is started (``vfork``: cheap) and becomes pid 1;
 3. the caller starts the program, which becomes pid 2 (still the server's direct child, so its
    exit status, ``wait4`` rusage and pidfd are exactly those of an ordinary child); its pre-exec
    set-up checks that it is pid 2 (:func:`check_program_pid`) and mounts ``/proc`` there;
@@ -18,8 +18,10 @@ Inside :meth:`PidNamespace.spawning` the thread must not start threads (``clone(
 
 :meth:`PidNamespace.kill` kills every init this run started (:meth:`PidNamespace.reap` reaps them
 when the request ends): the kernel then kills every process left in that namespace and reaps them, so nothing of a run outlives it and no zombie is left
-in the server. Orphans of the program are re-parented to the init, which does not reap them: they
-stay zombies (holding a pid of the run's pids cgroup, nothing else) until the command ends. The
+in the server. Orphans of the program are re-parented to the init; because the init ignores
+``SIGCHLD``, the kernel reaps them as they exit (POSIX: the children of a process that ignores
+``SIGCHLD`` do not become zombies), so a program that leaves many short-lived orphans never runs out
+of its pids cgroup on zombies. The
 program's parent is outside its namespace, so it sees ``getppid() == 0``; it cannot see or signal
 the server (``ESRCH``) and cannot signal the init (root, pid 1).
 """
@@ -36,10 +38,12 @@ from typing import Iterator
 from . import linux
 from .process import pid_alive
 
-#: The namespace's pid 1: a process that only waits to be killed; its ``argv[0]`` names the server
-#: (:func:`remove_stale` finds the inits of servers that died).
-INIT = shutil.which("sleep", path="/usr/bin:/bin") or "/bin/sleep"
-_TAG = "judgebox-init-"
+#: The namespace's pid 1: a process that only waits to be killed, with ``SIGCHLD`` ignored (an
+#: ignored disposition survives ``exec``) so that the kernel reaps the orphans re-parented to it. Its
+#: environment names the server (:func:`remove_stale` finds the inits of servers that died).
+INIT = [shutil.which("env", path="/usr/bin:/bin") or "/usr/bin/env", "--ignore-signal=CHLD",
+        shutil.which("sleep", path="/usr/bin:/bin") or "/bin/sleep", "infinity"]
+_TAG = "JUDGEBOX_INIT_OF="
 
 
 class PidNamespace:
@@ -61,7 +65,7 @@ class PidNamespace:
             linux.unshare(linux.CLONE_NEWPID)
             try:
                 self._inits.append(subprocess.Popen(
-                    [f"{_TAG}{os.getpid()}", "infinity"], executable=INIT, stdin=subprocess.DEVNULL,
+                    INIT, env={_TAG[:-1]: str(os.getpid())}, stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
                 yield
             finally:
@@ -97,17 +101,17 @@ def check_program_pid() -> None:
 
 
 def remove_stale() -> int:
-    """SIGKILL the namespace inits left by servers that died (re-parented away, ``argv[0]``
-    ``judgebox-init-<dead pid>``); returns how many. Called once when an executor starts."""
+    """SIGKILL the namespace inits left by servers that died (re-parented away, environment
+    ``JUDGEBOX_INIT_OF=<dead pid>``); returns how many. Called once when an executor starts."""
     killed = 0
     for name in os.listdir("/proc"):
         try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                argv0 = f.read().split(b"\0", 1)[0].decode(errors="replace")
+            with open(f"/proc/{name}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
         except (OSError, ValueError):
             continue
-        owner = argv0[len(_TAG):]
-        if argv0.startswith(_TAG) and owner.isdigit() and not pid_alive(int(owner)):
+        owner = next((e[len(_TAG):].decode(errors="replace") for e in environ if e.startswith(_TAG.encode())), "")
+        if owner.isdigit() and not pid_alive(int(owner)):
             try:
                 os.kill(int(name), signal.SIGKILL)
                 killed += 1

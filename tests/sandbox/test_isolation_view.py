@@ -257,6 +257,19 @@ def test_orphans_and_background_sleeps_of_30_concurrent_runs_leave_nothing(serve
     assert zombies_of(server.process.pid) == []
 
 
+def test_400_short_lived_orphans_fit_the_256_process_cap_and_leave_no_zombie(server):
+    """Orphans go to the namespace's init, which ignores SIGCHLD: the kernel reaps each as it exits,
+    so zombies never fill the run's pids cgroup (256) and none is left while the program runs."""
+    code = ("import os, time\nmade = 0\nfor _ in range(400):\n    pid = os.fork()\n    if pid == 0:\n"
+            "        if os.fork() == 0:\n            os._exit(0)\n        os._exit(0)\n"
+            "    os.waitpid(pid, 0)\n    made += 1\ntime.sleep(0.3)\nstates = []\n"
+            "for p in os.listdir('/proc'):\n    if p.isdigit():\n        try:\n"
+            "            states.append(open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[0])\n"
+            "        except OSError:\n            pass\nprint(made, states.count('Z'))")
+    r = run(server, code, run_timeout=20)
+    assert (r["status"], r["run_result"]["stdout"]) == ("Success", "400 0\n"), r
+
+
 def test_a_notebook_kernel_runs_inside_the_view(server):
     r = httpx.post(f"{server.url}/run_jupyter", timeout=120, json={"cells": [
         "import os\nsorted(p for p in os.listdir('/proc') if p.isdigit()), os.path.exists('/root/.bashrc')"]}).json()
