@@ -56,3 +56,9 @@ def rss_MiB(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     raise AssertionError("no VmRSS")
+
+
+def load_per_core() -> float:
+    """The host's 1-minute load per core, at least 1: the factor by which CPU starvation may stretch
+    a run's wall cap (the sandbox stretches it by the run's measured run-queue wait)."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
