@@ -13,11 +13,12 @@ TRL 1.16's ``GRPOTrainer`` (read from ``trl/trainer/grpo_trainer.py``) takes
 
 :func:`make_environment_factory` returns the factory for :class:`CodeInterpreterEnv`: ``reset``
 starts one trajectory (its own stateful Python interpreter, a sandbox session opened on the first
-``run_code`` call and closed on the next ``reset`` or :meth:`CodeInterpreterEnvFactory.close`),
+``run_code`` call and closed by ``get_reward``, the next ``reset`` or
+:meth:`CodeInterpreterEnvFactory.close`),
 ``run_code(code)`` runs one cell and returns the observation text of :mod:`agent.tools.observation`
 (status line, stdout, stderr tail, traceback, cut to ``output_budget``), ``submit(code)`` records the
-final solution, and ``get_reward()`` judges it with :func:`reward.make_code_reward` against the row's
-tests (the same columns and spec ``code_reward`` reads): a pass rate (or 0/1), 0.0 when nothing was
+final solution (judged at once, in a thread pool, while other rollouts still generate), and
+``get_reward()`` returns its score by :func:`reward.make_code_reward` against the row's tests (the same columns and spec ``code_reward`` reads): a pass rate (or 0/1), 0.0 when nothing was
 submitted (no test passed), ``None`` when the verdict is unknown (bad test data, sandbox failure;
 TRL turns it into NaN and leaves it out of the group statistics).
 
@@ -31,6 +32,7 @@ fresh interpreter (a session opened and closed around the call), so nothing pers
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import threading
 import weakref
@@ -38,7 +40,8 @@ from typing import Any, Callable, Optional
 
 from agent.tools.code_interpreter import CodeInterpreterTool
 from agent.tools.runner import TrajectoryTools
-from reward.trl import make_code_reward
+from reward.spec import TestDataError
+from reward.trl import make_code_reward, row_spec, tests_column
 from sandbox.client import SandboxClient, _LoopThread
 
 __all__ = ["CodeInterpreterEnv", "CodeInterpreterEnvFactory", "code_interpreter_tool", "make_environment_factory"]
@@ -63,7 +66,7 @@ class CodeInterpreterEnv:
     def __init__(self, factory: "CodeInterpreterEnvFactory") -> None:
         self._factory = factory
         self._row: Optional[dict] = None
-        self._answer: Optional[str] = None
+        self._judging: Optional[concurrent.futures.Future] = None
         self._tools: Optional[TrajectoryTools] = None
         self._release: Optional[weakref.finalize] = None
 
@@ -72,7 +75,7 @@ class CodeInterpreterEnv:
         new one opens on the first ``run_code``. Returns the instructions appended to the prompt
         (``None`` when the factory was made with ``instructions=None``)."""
         self._end()
-        self._row, self._answer = dict(row), None
+        self._row, self._judging = dict(row), None
         self._tools = TrajectoryTools([self._factory.tool], timeout_s=self._factory.tool_timeout_s)
         # runs once: at the next reset, get_reward, the factory's close, or this object's collection
         self._release = weakref.finalize(self, _release, self._factory.runner, self._tools)
@@ -105,7 +108,13 @@ class CodeInterpreterEnv:
         Returns:
             A confirmation.
         """
-        self._answer = code
+        # judged now, in the factory's pool, while other rollouts still generate: get_reward, which
+        # TRL calls once per rollout one after another, then only collects the verdict
+        if self._row is None:
+            raise RuntimeError("CodeInterpreterEnv.submit before reset()")
+        if self._judging is not None:
+            self._judging.cancel()
+        self._judging = self._factory.pool.submit(self._score, dict(self._row), code)
         return f"Submitted {len(code)} characters; the tests run after this conversation."
 
     def get_reward(self) -> Optional[float]:
@@ -120,8 +129,19 @@ class CodeInterpreterEnv:
         if self._row is None:
             raise RuntimeError("CodeInterpreterEnv.get_reward before reset()")
         self._end()
-        columns = {k: [v] for k, v in self._row.items() if k not in _NOT_COLUMNS}
-        return self._factory.reward([self._row.get("prompt")], [self._answer or ""], **columns)[0]
+        if self._judging is not None:
+            return self._judging.result()
+        column = tests_column(self._row)
+        try:
+            row_spec(self._row[column], self._row.get("language"))
+        except TestDataError as exc:
+            log.warning("CodeInterpreterEnv: test_data_error, reward masked: column %r: %s", column, exc)
+            return None
+        return 0.0
+
+    def _score(self, row: dict, code: str) -> Optional[float]:
+        columns = {k: [v] for k, v in row.items() if k not in _NOT_COLUMNS}
+        return self._factory.reward([row.get("prompt")], [code], **columns)[0]
 
     def _end(self) -> None:
         """Release this trajectory's interpreter (idempotent)."""
@@ -134,7 +154,8 @@ class CodeInterpreterEnvFactory:
     """TRL's ``environment_factory``: ``factory()`` returns a new :class:`CodeInterpreterEnv`.
 
     Owns what its environments share: one :class:`~agent.tools.CodeInterpreterTool` (its sandbox
-    client), an event loop thread the tool's calls run on, and the reward function. ``close()`` (or
+    client), an event loop thread the tool's calls run on, the reward function and the thread pool
+    that judges submissions. ``close()`` (or
     ``with``) releases every environment's interpreter and stops the thread; environments left
     open are otherwise released when the factory is garbage-collected, and the sandbox reaps a
     session nobody released after the tool's ``idle_timeout``.
@@ -144,15 +165,16 @@ class CodeInterpreterEnvFactory:
 
     def __init__(self, config: Optional[dict] = None, *, score_mode: str = "pass_rate",
                  client: Optional[SandboxClient] = None, tool_timeout_s: Optional[float] = 60.0,
-                 instructions: Optional[str] = INSTRUCTIONS) -> None:
+                 instructions: Optional[str] = INSTRUCTIONS, judge_concurrency: int = 8) -> None:
         self.tool = CodeInterpreterTool(config)
+        self.pool = concurrent.futures.ThreadPoolExecutor(judge_concurrency, thread_name_prefix="judgebox-env-judge")
         self.reward: Callable[..., list[Optional[float]]] = make_code_reward(score_mode=score_mode, client=client)
         self.tool_timeout_s = tool_timeout_s
         self.instructions = instructions
         self.runner = _LoopThread()
         self._envs: "weakref.WeakSet[CodeInterpreterEnv]" = weakref.WeakSet()
         self._lock = threading.Lock()
-        self._finalizer = weakref.finalize(self, _shutdown, self._envs, self.runner, self.tool)
+        self._finalizer = weakref.finalize(self, _shutdown, self._envs, self.runner, self.tool, self.pool)
 
     def __call__(self) -> CodeInterpreterEnv:
         if not self._finalizer.alive:
@@ -186,20 +208,23 @@ def _release(runner: _LoopThread, tools: TrajectoryTools) -> None:
     runner.submit(tools.aclose()).result()
 
 
-def _shutdown(envs: "weakref.WeakSet[CodeInterpreterEnv]", runner: _LoopThread, tool: CodeInterpreterTool) -> None:
+def _shutdown(envs: "weakref.WeakSet[CodeInterpreterEnv]", runner: _LoopThread, tool: CodeInterpreterTool,
+              pool: concurrent.futures.ThreadPoolExecutor) -> None:
     for env in list(envs):
         try:
             env._end()
         except Exception as exc:  # noqa: BLE001 - one failed release must not leave the others open
             log.warning("CodeInterpreterEnv: releasing a trajectory failed (%s); the sandbox reaps it "
                         "after idle_timeout", exc)
+    pool.shutdown(wait=True, cancel_futures=True)
     runner.stop()
     tool.close()
 
 
 def make_environment_factory(config: Optional[dict] = None, *, score_mode: str = "pass_rate",
                              client: Optional[SandboxClient] = None, tool_timeout_s: Optional[float] = 60.0,
-                             instructions: Optional[str] = INSTRUCTIONS) -> CodeInterpreterEnvFactory:
+                             instructions: Optional[str] = INSTRUCTIONS, judge_concurrency: int = 8
+                             ) -> CodeInterpreterEnvFactory:
     """TRL's ``environment_factory`` for ``GRPOTrainer`` (see the module docstring).
 
     Args:
@@ -210,12 +235,13 @@ def make_environment_factory(config: Optional[dict] = None, *, score_mode: str =
         tool_timeout_s: seconds one ``run_code`` call may take, interpreter start included
             (``None``: no limit beyond the cell's own timeout).
         instructions: text ``reset`` appends to the last user message (``None``: nothing).
+        judge_concurrency: submissions judged at once (each is judged when submitted, in a thread pool).
 
     Raises:
         ValueError: a bad ``config`` key or value, or an unknown ``score_mode``.
     """
     return CodeInterpreterEnvFactory(config, score_mode=score_mode, client=client, tool_timeout_s=tool_timeout_s,
-                                     instructions=instructions)
+                                     instructions=instructions, judge_concurrency=judge_concurrency)
 
 
 def code_interpreter_tool(config: Optional[dict] = None, *, tool_timeout_s: Optional[float] = 60.0

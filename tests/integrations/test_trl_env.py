@@ -7,8 +7,11 @@ sandbox sessions, real MBPP rows; no kernel outlives a run."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
+import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -41,11 +44,12 @@ def qwen3_tool_tokenizer(model_dir: str):
     return tokenizer
 
 
-def forcing_bias(ids: list[int]) -> list:
+def forcing_bias(ids: list[int], stop_after: list[int], stop: int) -> list:
     """``sequence_bias`` (transformers' ``SequenceBiasLogitsProcessor``) that makes any model emit
-    ``ids``: each prefix's last token gets a bias growing with the prefix's length, so the longest
-    prefix matching the text so far always wins and sampling follows ``ids`` to its end."""
-    return [[ids[:k], 100.0 * k] for k in range(1, len(ids) + 1)]
+    ``ids``, or ``stop`` right after ``stop_after``: each prefix of ``ids`` biases its last token by an
+    amount growing with the prefix's length, so the longest prefix matching the text so far wins and
+    sampling follows ``ids`` to its end; ``stop_after + [stop]`` outweighs them all."""
+    return [[ids[:k], 100.0 * k] for k in range(1, len(ids) + 1)] + [[stop_after + [stop], 1e6]]
 
 
 def tool_call(name: str, **arguments: str) -> str:
@@ -78,6 +82,10 @@ def test_environment_keeps_state_per_trajectory_and_judges_submissions() -> None
         assert other.run_code("print(x)").startswith("[error] the cell raised NameError")
         other.submit("def similar_elements(a, b):\n    return ()")
         assert other.get_reward() == 0.0
+        other.reset(**row)
+        other.submit("def similar_elements(a, b):\n    return ()")
+        other.submit(problem.gold)  # a later submission replaces an earlier one
+        assert other.get_reward() == 1.0
         env.reset(**row)
         assert env.get_reward() == 0.0  # nothing submitted: no test passed
         env.reset(**broken)
@@ -89,6 +97,13 @@ def test_environment_keeps_state_per_trajectory_and_judges_submissions() -> None
         assert schema["parameters"] == {"type": "object", "required": ["code"], "properties": {
             "code": {"type": "string", "description": "Python code to run (one notebook cell)."}}}
         assert get_json_schema(env.submit)["function"]["parameters"]["required"] == ["code"]
+        dropped = factory()
+        dropped.reset(**row)
+        dropped.run_code("y = 1")
+        assert factory.live_sessions == 1
+        del dropped
+        gc.collect()
+        assert factory.live_sessions == 0  # released when the environment was collected
         env.reset(**row)
         env.run_code("y = 1")  # left open: close() releases it
         assert factory.live_sessions == 1
@@ -116,7 +131,7 @@ def test_function_tool_runs_each_call_in_a_fresh_interpreter() -> None:
     run_code.tool.close()
 
 
-@pytest.mark.timeout(900)  # 2 CPU training steps with multi-turn generation on a loaded 2-core machine
+@pytest.mark.timeout(1800)  # 2 CPU steps (151,936-token vocabulary): 3-6 min on a loaded 2-core machine
 def test_grpo_trainer_trains_with_code_interpreter_environment(tmp_path) -> None:
     from agent.trl_env import INSTRUCTIONS, make_environment_factory
 
@@ -124,10 +139,13 @@ def test_grpo_trainer_trains_with_code_interpreter_environment(tmp_path) -> None
     model_dir = str(tiny_qwen3())
     tokenizer = qwen3_tool_tokenizer(model_dir)
     # A random model never calls tools: its sampling is biased to one assistant turn of three tool
-    # calls (state set, state read, the gold solution submitted), which TRL parses and runs.
+    # calls (state set, state read, the gold solution submitted), which TRL parses and runs, and to
+    # an empty turn after the tool results.
     turn = "\n".join([tool_call("run_code", code="x = 41"), tool_call("run_code", code="print(x + 1)"),
                       tool_call("submit", code=problem.gold)]) + "<|im_end|>"
-    bias = forcing_bias(tokenizer.encode(turn, add_special_tokens=False))
+    encode = partial(tokenizer.encode, add_special_tokens=False)
+    bias = forcing_bias(encode(turn), encode("</tool_response><|im_end|>\n<|im_start|>assistant\n"),
+                        tokenizer.convert_tokens_to_ids("<|im_end|>"))
     kids = children(os.getpid())
     factory = make_environment_factory()
     try:
@@ -140,7 +158,9 @@ def test_grpo_trainer_trains_with_code_interpreter_environment(tmp_path) -> None
                                   environment_factory=factory, train_dataset=datasets.Dataset.from_list([row, broken]))
         assert [t.__name__ for t in trainer.tools] == ["run_code", "submit"]  # the env's public methods
         assert trainer.reward_func_names == ["CodeInterpreterEnv"]           # its get_reward
+        start = time.monotonic()
         trainer.train()
+        print(f"2 GRPO steps with tool calls: {time.monotonic() - start:.1f} s")
 
         assert trainer.state.global_step == 2
         logs = [h for h in trainer.state.log_history if "rewards/CodeInterpreterEnv/mean" in h]
@@ -155,6 +175,7 @@ def test_grpo_trainer_trains_with_code_interpreter_environment(tmp_path) -> None
             assert observations[:2] == ["[ok] the cell ran; it printed nothing and its last line has no value",
                                         "[ok]\n[stdout]\n42"]
             assert observations[2].startswith("Submitted")
+            assert completion[-1] == {"role": "assistant", "content": ""}  # the turn after the tool results
         assert factory.live_sessions == 0  # every trajectory ended at its get_reward
     finally:
         factory.close()
