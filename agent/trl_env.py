@@ -155,10 +155,10 @@ class CodeInterpreterEnvFactory:
 
     Owns what its environments share: one :class:`~agent.tools.CodeInterpreterTool` (its sandbox
     client), an event loop thread the tool's calls run on, the reward function and the thread pool
-    that judges submissions. ``close()`` (or
-    ``with``) releases every environment's interpreter and stops the thread; environments left
-    open are otherwise released when the factory is garbage-collected, and the sandbox reaps a
-    session nobody released after the tool's ``idle_timeout``.
+    that judges submissions. ``close()`` (or ``with``) releases every environment's interpreter and
+    stops the threads; an environment's interpreter is otherwise released when the environment or the
+    factory is garbage-collected, and the sandbox reaps a session nobody released after the tool's
+    ``idle_timeout``.
 
     See :func:`make_environment_factory` for the arguments.
     """

@@ -150,8 +150,8 @@ def test_grpo_trainer_trains_with_code_interpreter_environment(tmp_path) -> None
     factory = make_environment_factory()
     try:
         args = trl.GRPOConfig(
-            output_dir=str(tmp_path), use_cpu=True, use_vllm=False, max_steps=2, per_device_train_batch_size=4,
-            num_generations=4, max_completion_length=1024, max_tool_calling_iterations=1, logging_steps=1,
+            output_dir=str(tmp_path), use_cpu=True, use_vllm=False, max_steps=2, per_device_train_batch_size=2,
+            num_generations=2, max_completion_length=1024, max_tool_calling_iterations=1, logging_steps=1,
             report_to="none", shuffle_dataset=False, learning_rate=1e-3, save_strategy="no",
             model_init_kwargs={"dtype": "float32"}, seed=0, generation_kwargs={"sequence_bias": bias})
         trainer = trl.GRPOTrainer(model=model_dir, args=args, processing_class=tokenizer,
@@ -164,7 +164,7 @@ def test_grpo_trainer_trains_with_code_interpreter_environment(tmp_path) -> None
 
         assert trainer.state.global_step == 2
         logs = [h for h in trainer.state.log_history if "rewards/CodeInterpreterEnv/mean" in h]
-        # step 1: the MBPP row, gold submitted after the tool calls: 1.0 each; step 2: broken tests: None (NaN)
+        # step 1: the MBPP row, gold submitted after the tool calls: 1.0 both; step 2: broken tests: None (NaN)
         assert [h["rewards/CodeInterpreterEnv/mean"] for h in logs] == [1.0, None]
         assert [h["tools/call_frequency"] for h in logs] == [3.0, 3.0]
         assert [h["tools/failure_frequency"] for h in logs] == [0.0, 0.0]
