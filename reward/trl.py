@@ -40,6 +40,24 @@ def completion_text(completion: Any) -> str:
     return ""
 
 
+def tests_column(columns: Any) -> str:
+    """The name of the first of :data:`TEST_COLUMNS` in ``columns`` (a row or a batch of columns).
+
+    Raises:
+        ValueError: none of them is there (the message lists the names to add).
+    """
+    name = next((c for c in TEST_COLUMNS if c in columns), None)
+    if name is None:
+        raise ValueError(f"code_reward: no tests column; add one of {TEST_COLUMNS} to the dataset")
+    return name
+
+
+def row_spec(ground_truth: Any, language: Optional[str] = None) -> TestSpec:
+    """One row's :class:`TestSpec` from its tests column value (``language``, from a ``language``
+    column, overrides the data's). Raises :class:`TestDataError` for bad test data."""
+    return TestSpec.from_ground_truth(ground_truth, **({"language": language} if language else {}))
+
+
 def make_code_reward(*, score_mode: str = "pass_rate", client: Optional[SandboxClient] = None,
                      concurrency: int = 16, extract_policy: str = "last") -> Callable[..., list[Optional[float]]]:
     """Build a TRL reward function.
@@ -62,16 +80,14 @@ def make_code_reward(*, score_mode: str = "pass_rate", client: Optional[SandboxC
         Raises:
             ValueError: no tests column, or a column whose length differs from ``completions``.
         """
-        name = next((c for c in TEST_COLUMNS if c in columns), None)
-        if name is None:
-            raise ValueError(f"code_reward: no tests column; add one of {TEST_COLUMNS} to the dataset")
+        name = tests_column(columns)
         if len(columns[name]) != len(completions):
             raise ValueError(f"code_reward: {len(columns[name])} {name} rows for {len(completions)} completions")
         languages = columns.get("language") or [None] * len(completions)
         specs, codes, bad = [], [], {}
         for i, (gt, comp, lang) in enumerate(zip(columns[name], completions, languages)):
             try:
-                spec = TestSpec.from_ground_truth(gt, **({"language": lang} if lang else {}))
+                spec = row_spec(gt, lang)
             except TestDataError as exc:
                 bad[i] = Judgement(verdict=Verdict.test_data_error, message=f"column {name!r}: {exc}")
                 spec = TestSpec(kind="stdio")  # not judged: the reward is None
