@@ -42,7 +42,7 @@ from agent.tools.code_interpreter import CodeInterpreterTool
 from agent.tools.runner import TrajectoryTools
 from reward.spec import TestDataError
 from reward.trl import make_code_reward, row_spec, tests_column
-from sandbox.client import SandboxClient, _LoopThread
+from sandbox.client import SandboxClient, LoopThread
 
 __all__ = ["CodeInterpreterEnv", "CodeInterpreterEnvFactory", "code_interpreter_tool", "make_environment_factory"]
 
@@ -171,7 +171,7 @@ class CodeInterpreterEnvFactory:
         self.reward: Callable[..., list[Optional[float]]] = make_code_reward(score_mode=score_mode, client=client)
         self.tool_timeout_s = tool_timeout_s
         self.instructions = instructions
-        self.runner = _LoopThread()
+        self.runner = LoopThread()
         self._envs: "weakref.WeakSet[CodeInterpreterEnv]" = weakref.WeakSet()
         self._lock = threading.Lock()
         self._finalizer = weakref.finalize(self, _shutdown, self._envs, self.runner, self.tool, self.pool)
@@ -202,13 +202,13 @@ class CodeInterpreterEnvFactory:
         self.close()
 
 
-def _release(runner: _LoopThread, tools: TrajectoryTools) -> None:
+def _release(runner: LoopThread, tools: TrajectoryTools) -> None:
     if runner.loop.is_closed():  # the factory was closed: it released every trajectory then
         return
     runner.submit(tools.aclose()).result()
 
 
-def _shutdown(envs: "weakref.WeakSet[CodeInterpreterEnv]", runner: _LoopThread, tool: CodeInterpreterTool,
+def _shutdown(envs: "weakref.WeakSet[CodeInterpreterEnv]", runner: LoopThread, tool: CodeInterpreterTool,
               pool: concurrent.futures.ThreadPoolExecutor) -> None:
     for env in list(envs):
         try:

@@ -105,8 +105,9 @@ def validated(model: type[M], request: Any) -> M:
         raise SandboxRequestError(f"invalid {model.__name__}: {field_errors(exc.errors())}", 422) from exc
 
 
-class _LoopThread:
-    """A private event loop running in a daemon thread; coroutines are submitted from any thread."""
+class LoopThread:
+    """An event loop of its own running in a daemon thread; ``submit(coro)`` from any thread returns a
+    ``concurrent.futures.Future``; ``stop(final)`` runs ``final()`` on the loop, then stops and closes it."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -185,7 +186,7 @@ class SandboxClient:
             raise SandboxRequestError(str(exc), 422) from exc
         self._lock = threading.Lock()
         self._pid: Optional[int] = None  # the process whose loop thread serves this client
-        self._thread: Optional[_LoopThread] = None
+        self._thread: Optional[LoopThread] = None
         self._finalizer: Optional[weakref.finalize] = None
         self._closed = False
 
@@ -202,7 +203,7 @@ class SandboxClient:
                 if self._finalizer is not None:
                     self._finalizer()
 
-    def _running(self) -> tuple[_LoopThread, HTTPSandbox]:
+    def _running(self) -> tuple[LoopThread, HTTPSandbox]:
         """The loop thread and HTTP state of this process, started on first use.
 
         After ``fork`` the child has neither the parent's loop thread nor a right to its sockets, so
@@ -216,7 +217,7 @@ class SandboxClient:
                     if self._finalizer is not None:
                         self._finalizer.detach()
                     self._http = HTTPSandbox(self._urls, self.settings)
-                self._thread, self._pid = _LoopThread(), os.getpid()
+                self._thread, self._pid = LoopThread(), os.getpid()
                 self._finalizer = weakref.finalize(self, self._thread.stop, self._http.aclose)
             assert self._thread is not None and self._http is not None
             return self._thread, self._http
