@@ -167,13 +167,9 @@ def _eval(args: argparse.Namespace) -> int:
         redo = sum(1 for s in pending if s.key in done)
         print(f"resuming from {results}: keeping {len(samples) - len(pending)} of {len(samples)} results; "
               f"re-scoring {redo} infrastructure errors; scoring {len(pending) - redo} new samples")
-    try:
-        summary = asyncio.run(until_terminated(evaluation.run(samples, args.k, progress=not args.no_progress)))
-    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
-        signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
-        print(f"\ninterrupted ({signum.name}): results so far are in {results}; run the same command to resume",
-              flush=True)
-        return 128 + signum
+    summary, code = _resumable(evaluation.run(samples, args.k, progress=not args.no_progress), "results", results)
+    if summary is None:
+        return code
     print_table(summary)
     print(f"results: {results}")
     if args.summary:
@@ -182,9 +178,27 @@ def _eval(args: argparse.Namespace) -> int:
     if args.chart:
         write_chart(summary, Path(args.chart))
         print(f"chart: {args.chart}")
+    return _infra_exit(summary, "samples hit infrastructure errors after retries", "score them")
+
+
+def _resumable(coro, what: str, where: Path):
+    """``(summary, 0)`` of a resumable job run to its end, or ``(None, 128 + signal)`` when SIGINT or
+    SIGTERM stopped it (its ``what`` so far are kept in ``where``)."""
+    import asyncio
+
+    try:
+        return asyncio.run(until_terminated(coro)), 0
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
+        print(f"\ninterrupted ({signum.name}): {what} so far are in {where}; run the same command to resume",
+              flush=True)
+        return None, 128 + signum
+
+
+def _infra_exit(summary, hit: str, redo: str) -> int:
+    """Exit status 2 (saying so) when some items hit infrastructure errors and are out of pass@k, else 0."""
     if summary.excluded.get("infra_error"):
-        print(f"{summary.excluded['infra_error']} samples hit infrastructure errors after retries and are "
-              "not in pass@k; re-run to score them")
+        print(f"{summary.excluded['infra_error']} {hit} and are not in pass@k; re-run to {redo}")
         return 2
     return 0
 
@@ -266,13 +280,9 @@ def _rollout(args: argparse.Namespace) -> int:
             elif hasattr(backend, "aclose"):
                 await backend.aclose()
 
-    try:
-        summary = asyncio.run(until_terminated(run()))
-    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
-        signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
-        print(f"\ninterrupted ({signum.name}): trajectories so far are in {out}; run the same command to resume",
-              flush=True)
-        return 128 + signum
+    summary, code = _resumable(run(), "trajectories", out)
+    if summary is None:
+        return code
     print_table(summary)
     print(f"stop reasons: {summary.stop_reasons}; tool calls per trajectory: "
           f"{summary.tool_calls_per_trajectory:.2f}; parse errors: {summary.parse_errors}; "
@@ -281,11 +291,7 @@ def _rollout(args: argparse.Namespace) -> int:
     if args.summary:
         write_summary(summary, Path(args.summary))
         print(f"summary: {args.summary}")
-    if summary.excluded.get("infra_error"):
-        print(f"{summary.excluded['infra_error']} trajectories hit infrastructure errors (aborted generation or "
-              "sandbox) and are not in pass@k; re-run to redo them")
-        return 2
-    return 0
+    return _infra_exit(summary, "trajectories hit infrastructure errors (aborted generation or sandbox)", "redo them")
 
 
 def _backend(args: argparse.Namespace, config):
