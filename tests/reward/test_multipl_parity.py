@@ -1,0 +1,185 @@
+"""MultiPL-E verdicts agree with SandboxFusion, the evaluator that published the rows; a completion
+that restates the function keeps the prompt's declarations in every language (issue 12, item 2)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reward import Verdict, judge, judge_many
+from reward.loaders import load_dataset
+from reward.loaders.multiple import to_problem
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+#: SandboxFusion's own /submit verdicts, produced by tests/bench/sandboxfusion_multipl_verdicts.py.
+RECORDED = json.loads((Path(__file__).parent / "data" / "sandboxfusion_multipl_verdicts.json").read_text())
+
+#: Rows where judgebox's verdict differs from SandboxFusion's, and why judgebox is right.
+KNOWN: dict[str, dict[str, str]] = {"cpp": {}, "go": {}, "java": {}, "js": {}, "rs": {}, "sh": {}}
+
+
+@pytest.fixture
+def data_dir(monkeypatch):
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", sorted(KNOWN))
+def test_gpt_solution_verdicts_agree_with_sandboxfusion(data_dir, lang):
+    """Every handed row's gpt_solution: judgebox's pass/fail equals SandboxFusion's accepted, except
+    the listed rows (each explained); at least 99 % agree; no verdict is an infrastructure failure."""
+    problems = load_dataset(f"multipl-e-{lang}")[0]
+    pairs = [p.candidate(p.columns["gpt_solution"]) for p in problems]
+    judgements = judge_many([s for s, _ in pairs], [c for _, c in pairs], concurrency=2)
+    assert [j.verdict for j in judgements if j.verdict in (Verdict.infra_error, Verdict.test_data_error)] == []
+    ours = {p.task_id: j.passed for p, j in zip(problems, judgements)}
+    theirs = RECORDED["verdicts"][lang]
+    assert set(ours) == set(theirs)
+    differ = {t: ours[t] for t in ours if ours[t] != theirs[t]}
+    assert differ == {t: not theirs[t] for t in KNOWN[lang]}
+    assert len(differ) <= 0.01 * len(ours)
+
+
+def row(lang: str, task_id: str) -> dict:
+    path = DATA / "sandboxfusion-samples" / f"humaneval-{lang}.jsonl"
+    return next(r for r in map(json.loads, path.open()) if r["task_id"] == task_id)
+
+
+def restated(lang: str, task_id: str, completion: str, prompt_edit: dict[str, str] | None = None):
+    """The code judgebox builds for ``completion`` on a row (its prompt edited by replacing each key
+    of ``prompt_edit`` with its value) and the judgement of that code."""
+    data = row(lang, task_id)
+    for old, new in (prompt_edit or {}).items():
+        data["prompt"] = data["prompt"].replace(old, new)
+    problem = to_problem(data, 0, f"multipl-e-{lang}")
+    spec, code = problem.candidate(completion)
+    return code, judge(spec, code)
+
+
+CPP_BODY = ("    for (size_t i = 0; i < numbers.size(); i++) for (size_t j = i + 1; j < numbers.size(); j++)\n"
+            "        if (std::abs(numbers[i] - numbers[j]) < threshold) return true;\n    return false;\n}\n")
+
+
+def test_cpp_restated_function_keeps_the_prompt_includes_and_using():
+    """The prompt declares `#include<vector>`, `#include<cmath>` and `using namespace std;`; a
+    completion restating the function uses `vector` unqualified and declares none of them."""
+    edit = {"#include<bits/stdc++.h>\n": "#include<vector>\n#include<cmath>\nusing namespace std;\n",
+            "(std::vector<float> numbers": "(vector<float> numbers"}
+    completion = "```cpp\nbool has_close_elements(vector<float> numbers, float threshold) {\n" + CPP_BODY + \
+                 "int main() { return 0; }\n```"
+    code, j = restated("cpp", "HumanEval_0_has_close_elements", completion, edit)
+    assert code == ("#include<assert.h>\n#include<vector>\n#include<cmath>\nusing namespace std;\n"
+                    "bool has_close_elements(vector<float> numbers, float threshold) {\n" + CPP_BODY[:-3])
+    assert j.verdict == Verdict.accepted, j.message
+
+
+JAVA_BODY = ("        for (int i = 0; i < numbers.size(); i++) for (int j = i + 1; j < numbers.size(); j++)\n"
+             "            if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;\n"
+             "        return false;\n")
+JAVA_HEADER = "    public static boolean hasCloseElements(ArrayList<Float> numbers, float threshold) {\n"
+JAVA_IMPORTS = ("import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nimport java.security.*;\n"
+                "import java.math.*;\nimport java.io.*;\nimport java.util.stream.*;\n")
+
+
+def test_java_restated_class_without_imports_gets_the_prompt_imports():
+    """`ArrayList` comes from the prompt's `import java.util.*;`, which the completion dropped."""
+    completion = "```java\nclass Problem {\n" + JAVA_HEADER + JAVA_BODY + "    }\n}\n```"
+    code, j = restated("java", "HumanEval_0_has_close_elements", completion)
+    assert code == JAVA_IMPORTS + "class Problem {\n" + JAVA_HEADER + JAVA_BODY[:-1]
+    assert j.verdict == Verdict.accepted, j.message
+
+
+def test_java_restated_bare_method_gets_the_prompt_class_and_imports():
+    """A completion that restates only the method: the tests close the prompt's class, so it is opened."""
+    code, j = restated("java", "HumanEval_0_has_close_elements", "```java\n" + JAVA_HEADER + JAVA_BODY + "    }\n```")
+    assert code == JAVA_IMPORTS + "class Problem {\n" + JAVA_HEADER + JAVA_BODY[:-1]
+    assert j.verdict == Verdict.accepted, j.message
+
+
+RS_BODY = ("    if dict.is_empty() { return false; }\n"
+           "    let lower = dict.keys().all(|k| k.chars().all(|c| c.is_lowercase()));\n"
+           "    let upper = dict.keys().all(|k| k.chars().all(|c| c.is_uppercase()));\n"
+           "    lower || upper\n}\n")
+RS_HEADER = "fn check_dict_case(dict: HashMap<String, String>) -> bool {\n"
+
+
+def test_rust_restated_function_gets_the_prompt_use_line():
+    """`HashMap` (the signature and the tests) comes from the prompt's `use std::collections::HashMap;`."""
+    code, j = restated("rs", "HumanEval_95_check_dict_case", "```rust\n#![allow(unused)]\n" + RS_HEADER + RS_BODY + "```")
+    assert code == "#![allow(unused)]\nuse std::collections::HashMap;\n" + RS_HEADER + RS_BODY[:-3]
+    assert j.verdict == Verdict.accepted, j.message
+
+
+def test_rust_use_lines_the_program_has_are_not_repeated():
+    """A second `use` of HashMap is error E0252: a program importing it in a group gets no other."""
+    own = "use std::collections::{HashSet, HashMap};\n"
+    code, j = restated("rs", "HumanEval_95_check_dict_case", "```rust\n" + own + RS_HEADER + RS_BODY + "```")
+    assert code == own + RS_HEADER + RS_BODY[:-3]
+    assert j.verdict == Verdict.accepted, j.message
+
+
+def test_rust_group_use_of_the_prompt_adds_only_the_missing_names():
+    edit = {"use std::collections::HashMap;": "use std::collections::{HashMap, HashSet as Set};"}
+    own = "use std::collections::HashMap;\n"
+    code, j = restated("rs", "HumanEval_95_check_dict_case", own + RS_HEADER + RS_BODY, edit)
+    assert code == "use std::collections::HashSet as Set;\n" + own + RS_HEADER + RS_BODY[:-3]
+    assert j.verdict == Verdict.accepted, j.message
+
+
+GO_FUNC = ("func has_close_elements(numbers []float64, threshold float64) bool {\n"
+           "    for i := range numbers { for j := i + 1; j < len(numbers); j++ {\n"
+           "        if math.Abs(numbers[i]-numbers[j]) < threshold { return true } } }\n    return false\n}\n")
+
+
+def test_go_restated_function_gets_the_prompt_imports_and_keeps_its_own():
+    """The tests use the prompt's "testing" and "fmt"; the program keeps its own "math" and its
+    "strings" (used only by its dropped main) becomes a blank import."""
+    completion = ("```go\npackage has_close_elements_test\n\nimport (\n    \"math\"\n    \"strings\"\n)\n\n" + GO_FUNC +
+                  "\nfunc main() { println(strings.ToUpper(\"x\")) }\n```")
+    code, j = restated("go", "HumanEval_0_has_close_elements", completion)
+    assert code == ('package has_close_elements_test\nimport "fmt"\nimport "testing"\n\nimport (\n    "math"\n'
+                    '    _ "strings"\n)\n\n' + GO_FUNC)
+    assert j.verdict == Verdict.accepted, j.message
+
+
+JS_FUNC = ("function has_close_elements(numbers, threshold){\n"
+           "  return !util.types.isProxy(numbers) && numbers.some((a, i) => numbers.slice(i + 1).some(b => "
+           "Math.abs(a - b) < threshold));\n}\n")
+JS_EDIT = {"//Check if": "const util = require('node:util');\n//Check if"}
+
+
+def test_js_restated_function_gets_the_prompt_require_binding():
+    """The prompt binds `util` with `require`; the restated function uses it and does not bind it."""
+    code, j = restated("js", "HumanEval_0_has_close_elements", "```javascript\n" + JS_FUNC + "```", JS_EDIT)
+    assert code == "const util = require('node:util');\n" + JS_FUNC
+    assert j.verdict == Verdict.accepted, j.message
+
+
+def test_js_require_binding_the_program_has_is_not_repeated():
+    """A second `const util` is a SyntaxError: a program that binds `util` itself gets no other."""
+    own = "const util = require('util');\n"
+    code, j = restated("js", "HumanEval_0_has_close_elements", own + JS_FUNC, JS_EDIT)
+    assert code == own + JS_FUNC
+    assert j.verdict == Verdict.accepted, j.message
+
+
+def test_js_helpers_defined_after_the_function_are_kept_and_demo_calls_dropped():
+    """HumanEval_106_f's gpt_solution calls `factorial` and `sumTo`, defined after `f`; SandboxFusion
+    accepts it, and so does judgebox (MultiPL-E's stop token `\\nfunction ` would drop them)."""
+    data = row("js", "HumanEval_106_f")
+    spec, code = to_problem(data, 0, "multipl-e-js").candidate(data["gpt_solution"])
+    assert code.endswith("function sumTo(num) {\n    return num * (num + 1) / 2;\n}\n") and "console.log" not in code
+    assert judge(spec, code).verdict == Verdict.accepted
+
+
+def test_cpp_helper_after_the_function_is_placed_before_it_and_main_dropped():
+    """The tests close the function (`}` starts them), so a later helper goes before the function."""
+    helper = "bool close_pair(float a, float b, float t) {\n    return std::abs(a - b) < t;\n}\n"
+    body = ("    for (size_t i = 0; i < numbers.size(); i++) for (size_t j = i + 1; j < numbers.size(); j++)\n"
+            "        if (close_pair(numbers[i], numbers[j], threshold)) return true;\n    return false;\n")
+    header = "bool close_pair(float a, float b, float t);\nbool has_close_elements(std::vector<float> numbers, float threshold) {\n"
+    completion = "```cpp\n" + header + body + "}\n\n" + helper + "\nint main() {\n    return 1;\n}\n```"
+    code, j = restated("cpp", "HumanEval_0_has_close_elements", completion)
+    assert code == ("#include<assert.h>\n#include<bits/stdc++.h>\nbool close_pair(float a, float b, float t);\n"
+                    + helper + header.split("\n", 1)[1] + body[:-1])
+    assert j.verdict == Verdict.accepted, j.message
