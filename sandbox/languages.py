@@ -7,7 +7,10 @@ public class) and ``{cpp_std}`` with the C++ standard. Adding a language is addi
 
 Compiler flags follow common online judges: ``g++ -O2 -std=gnu++20`` (the newest standard g++ 12
 supports well; ICPC/DOMjudge compile with ``-std=gnu++20``, DOMjudge PR #2340), another standard per
-request with ``cpp_std`` (e.g. ``c++17``); ``rustc -O --edition 2021``.
+request with ``cpp_std`` (e.g. ``c++17``); ``rustc -O -C overflow-checks=on --edition 2021``: integer
+overflow is a program error in Rust, and ``rustc``'s default (debug) build, which MultiPL-E and
+SandboxFusion judge with, panics on it; an optimised build without the checks would wrap silently
+and accept such a program.
 """
 
 from __future__ import annotations
@@ -176,7 +179,7 @@ RECIPES: dict[str, Recipe] = {
         Recipe("go_test", "main_test.go", ("go", "test", "-count=1", "./main_test.go"),
                version=("go", "version"), env=(("GO111MODULE", "off"),)),
         Recipe("bash", "main.sh", ("bash", "main.sh"), version=("bash", "--version")),
-        Recipe("rust", "main.rs", ("./main",), compile=("rustc", "-O", "--edition", "2021", "-o", "main", "main.rs"),
+        Recipe("rust", "main.rs", ("./main",), compile=("rustc", "-O", "-C", "overflow-checks=on", "--edition", "2021", "-o", "main", "main.rs"),
                version=("rustc", "--version"), outputs=("main",)),
     )
 }

@@ -7,7 +7,7 @@ function is judged as its own program (:func:`reward.loaders.multiple.candidate`
 dropped some of them; one keeper per sandbox language adds back what the program lacks, never a
 second copy of what it has where the language rejects one (a Rust ``use`` of a name already
 imported, a Go import, a JS ``const``). Go rejects unused imports: an import only code cut away
-after the function used becomes a blank import. Languages without a keeper (``bash``) have no
+after the function used becomes a blank import; one the answer never used stays (and fails). Languages without a keeper (``bash``) have no
 declarations to keep.
 """
 
@@ -21,13 +21,13 @@ def _lines(preamble: str, pattern: str) -> list[str]:
     return [ln.strip() for ln in preamble.splitlines() if re.match(pattern, ln)]
 
 
-def _cpp(preamble: str, program: str, header_at: int, tests: str) -> str:
+def _cpp(preamble: str, program: str, header_at: int, tests: str, dropped: str) -> str:
     # A repeated #include, using-directive/declaration or typedef (same type) is valid C++.
     kept = _lines(preamble, r"\s*(#\s*include\b|using\s|typedef\s)")
     return "".join(ln + "\n" for ln in kept) + program
 
 
-def _java(preamble: str, program: str, header_at: int, tests: str) -> str:
+def _java(preamble: str, program: str, header_at: int, tests: str, dropped: str) -> str:
     # The tests close the prompt's class: a bare method needs it opened again before its header.
     owner = re.search(r"(?m)^[^\n]*\bclass\s+\w+[^\n]*\{[^\n]*$", preamble)
     if owner and not re.search(r"\b(class|interface|enum|record)\s+\w+", program[:header_at]):
@@ -54,7 +54,7 @@ def _use_names(use: str) -> list[str]:
     return names
 
 
-def _rust(preamble: str, program: str, header_at: int, tests: str) -> str:
+def _rust(preamble: str, program: str, header_at: int, tests: str, dropped: str) -> str:
     # A second `use` of a name already bound is error E0252, so only names the program does not
     # import yet are added, one `use` each; a glob is added unless the program has the same line.
     own = re.findall(r"(?m)^\s*(?:pub\s+)?use\s[^;]*;", program)
@@ -102,21 +102,22 @@ def add_go_imports(program: str, needed: set[str]) -> str:
     return program[: match.end()] + lines + program[match.end():]
 
 
-def blank_unused_go_imports(program: str, tests: str) -> str:
-    """``program`` with each unaliased import that neither it nor ``tests`` uses turned into a blank
-    import (``_ "strings"``): code cut away after the function (the model's own tests or ``main``)
-    may have been its only user, and Go refuses to compile an unused import."""
+def blank_unused_go_imports(program: str, tests: str, dropped: str) -> str:
+    """``program`` with each unaliased import that neither it nor ``tests`` uses, but ``dropped`` (the
+    answer's code cut away after the function: its own tests or ``main``) does, turned into a blank
+    import (``_ "strings"``): Go refuses to compile an unused import. An import the whole answer
+    never uses stays, and the program fails to compile as the answer itself would."""
     first_func = program.find("\nfunc ")
     head, body = (program, "") if first_func < 0 else (program[:first_func], program[first_func:])
     for path in sorted(go_imports(head)):
-        name = path.rsplit("/", 1)[-1]
-        if not re.search(rf"\b{re.escape(name)}\.", body + tests):
+        used = re.compile(rf"\b{re.escape(path.rsplit('/', 1)[-1])}\.")
+        if not used.search(body + tests) and used.search(dropped):
             head = re.sub(rf'(?m)^(\s*(?:import\s+)?)"{re.escape(path)}"', rf'\1_ "{path}"', head, count=1)
     return head + body
 
 
-def _go(preamble: str, program: str, header_at: int, tests: str) -> str:
-    return blank_unused_go_imports(add_go_imports(program, go_imports(preamble)), tests)
+def _go(preamble: str, program: str, header_at: int, tests: str, dropped: str) -> str:
+    return blank_unused_go_imports(add_go_imports(program, go_imports(preamble)), tests, dropped)
 
 
 _JS_BINDING = re.compile(r"^\s*(?:const|let|var)\s+(\{[^}]*\}|\w+)\s*=\s*require\s*\(")
@@ -128,7 +129,7 @@ def _js_names(binding: str) -> list[str]:
     return [p.split(":")[-1].strip() for p in parts if p.strip()]
 
 
-def _nodejs(preamble: str, program: str, header_at: int, tests: str) -> str:
+def _nodejs(preamble: str, program: str, header_at: int, tests: str, dropped: str) -> str:
     # A top-level name may be declared once (a second `const x` is a SyntaxError): a prompt
     # `require` binding is added when the program declares none of its names.
     added = []
@@ -140,18 +141,20 @@ def _nodejs(preamble: str, program: str, header_at: int, tests: str) -> str:
     return "".join(ln + "\n" for ln in added) + program
 
 
-#: sandbox language -> ``(prompt preamble, program, offset of the header in program, tests) -> program``.
-KEEPERS: dict[str, Callable[[str, str, int, str], str]] = {
+#: sandbox language -> ``(prompt preamble, program, offset of the header in program, tests, dropped) -> program``.
+KEEPERS: dict[str, Callable[[str, str, int, str, str], str]] = {
     "cpp": _cpp, "java": _java, "rust": _rust, "go_test": _go, "nodejs": _nodejs,
 }
 
 
-def keep_prompt_declarations(language: str, preamble: str, program: str, header_at: int, tests: str) -> str:
+def keep_prompt_declarations(language: str, preamble: str, program: str, header_at: int, tests: str,
+                             dropped: str = "") -> str:
     """``program`` (a restated MultiPL-E solution whose function header starts at ``header_at``)
     with the declarations of the prompt's ``preamble`` (its text before the function) that it lacks.
 
-    ``tests`` is the text appended after the program (Go: an import they use is not blanked).
-    Languages without a keeper return ``program`` unchanged.
+    ``tests`` is the text appended after the program and ``dropped`` the answer's code that was cut
+    away (Go: an import only ``dropped`` uses becomes blank). Languages without a keeper return
+    ``program`` unchanged.
     """
     keeper = KEEPERS.get(language)
-    return keeper(preamble, program, header_at, tests) if keeper else program
+    return keeper(preamble, program, header_at, tests, dropped) if keeper else program

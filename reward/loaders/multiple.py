@@ -71,6 +71,6 @@ def candidate(problem: Problem, completion: str) -> tuple[TestSpec, str]:
             elif later:
                 program = program.rstrip("\n") + "\n" + later
             program = keep_prompt_declarations(problem.language, "".join(lines[:last]), program, header_at,
-                                               problem.spec.harness or "")
+                                               problem.spec.harness or "", code[body_start + len(body):])
             return problem.spec.model_copy(update={"prefix": ""}), program
     return problem.spec, cut_at_stop_tokens(problem.extract(completion), problem.stop_tokens)
