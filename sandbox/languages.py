@@ -110,6 +110,23 @@ def java_entry_class(code: str) -> str:
     return f"{package.group(1)}.{name}" if package else name
 
 
+@functools.lru_cache(maxsize=1)
+def cpp_libraries() -> tuple[str, ...]:
+    """``-l`` flags for the libraries C++ programs may use beyond the standard library: OpenSSL's
+    ``-lcrypto -lssl`` when ``g++`` can link them (``libssl-dev``), as SandboxFusion's C++ runner and
+    MultiPL-E (HumanEval/162 ``string_to_md5`` calls ``MD5``) link them; none otherwise."""
+    flags = []
+    for lib in ("crypto", "ssl"):
+        try:
+            found = subprocess.run(["g++", f"-print-file-name=lib{lib}.so"], capture_output=True, text=True,
+                                   timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ()
+        if os.path.isabs(found):
+            flags.append(f"-l{lib}")
+    return tuple(flags)
+
+
 @dataclass(frozen=True)
 class Recipe:
     """How to build and run one language.
@@ -166,7 +183,8 @@ RECIPES: dict[str, Recipe] = {
         Recipe("python", "main.py", ("{python}", "main.py"), version=("{python}", "--version")),
         Recipe("pytest", "test_main.py", ("{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_main.py"),
                version=("{python}", "-m", "pytest", "--version"), module="pytest"),
-        Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std={cpp_std}", "-pipe", "-o", "main", "main.cpp"),
+        Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std={cpp_std}", "-pipe", "-o", "main", "main.cpp",
+                                                        *cpp_libraries()),
                version=("g++", "--version"), outputs=("main",)),
         Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", *JVM_START, "-cp", JAVA_CLASSPATH, "{entry}"),
                compile=("javac", *(f"-J{o}" for o in JAVAC_JVM), "-encoding", "UTF-8", "-d", ".", "-cp",

@@ -5,7 +5,8 @@ function (``function sumTo(n)`` after ``function f(n)`` in JavaScript); a chat a
 the whole program relies on it. :func:`definitions_after` keeps, from the text after the function,
 each top-level definition (a chunk starting at column 0: function, type, class; see
 :data:`DEFINITION`), and drops everything else: the answer's own ``main``, its tests, demo calls and
-comments, and any second definition of the target function.
+comments, any second definition of the target function, and any definition that calls it (the
+answer's own ``test()``: in C++, Rust and bash the kept definitions move before the function).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def definitions_after(language: str, rest: str, target: str) -> str:
         language: a sandbox language.
         rest: the completion's text after the prompt's function (its first line, the function's
             closing, is skipped).
-        target: the prompt's function name; a chunk that defines it again is dropped.
+        target: the prompt's function name; a chunk that defines or calls it is dropped.
     """
     pattern = DEFINITION.get(language)
     if pattern is None or "\n" not in rest:
@@ -41,5 +42,6 @@ def definitions_after(language: str, rest: str, target: str) -> str:
             chunks.append([line])
         elif chunks:
             chunks[-1].append(line)
-    kept = [c for c in chunks if pattern.match(c[0]) and not re.search(rf"\b{re.escape(target)}\s*\(", c[0])]
+    calls = re.compile(rf"\b{re.escape(target)}\s*\(")
+    kept = [c for c in chunks if pattern.match(c[0]) and not calls.search("\n".join(c))]
     return "".join("\n".join(c).rstrip() + "\n" for c in kept)
