@@ -7,7 +7,10 @@ public class) and ``{cpp_std}`` with the C++ standard. Adding a language is addi
 
 Compiler flags follow common online judges: ``g++ -O2 -std=gnu++20`` (the newest standard g++ 12
 supports well; ICPC/DOMjudge compile with ``-std=gnu++20``, DOMjudge PR #2340), another standard per
-request with ``cpp_std`` (e.g. ``c++17``); ``rustc -O --edition 2021``.
+request with ``cpp_std`` (e.g. ``c++17``); ``rustc -O -C overflow-checks=on --edition 2021``: integer
+overflow is a program error in Rust, and ``rustc``'s default (debug) build, which MultiPL-E and
+SandboxFusion judge with, panics on it; an optimised build without the checks would wrap silently
+and accept such a program.
 """
 
 from __future__ import annotations
@@ -107,6 +110,23 @@ def java_entry_class(code: str) -> str:
     return f"{package.group(1)}.{name}" if package else name
 
 
+@functools.lru_cache(maxsize=1)
+def cpp_libraries() -> tuple[str, ...]:
+    """``-l`` flags for the libraries C++ programs may use beyond the standard library: OpenSSL's
+    ``-lcrypto -lssl`` when ``g++`` can link them (``libssl-dev``), as SandboxFusion's C++ runner and
+    MultiPL-E (HumanEval/162 ``string_to_md5`` calls ``MD5``) link them; none otherwise."""
+    flags = []
+    for lib in ("crypto", "ssl"):
+        try:
+            found = subprocess.run(["g++", f"-print-file-name=lib{lib}.so"], capture_output=True, text=True,
+                                   timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ()
+        if os.path.isabs(found):
+            flags.append(f"-l{lib}")
+    return tuple(flags)
+
+
 @dataclass(frozen=True)
 class Recipe:
     """How to build and run one language.
@@ -163,7 +183,8 @@ RECIPES: dict[str, Recipe] = {
         Recipe("python", "main.py", ("{python}", "main.py"), version=("{python}", "--version")),
         Recipe("pytest", "test_main.py", ("{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_main.py"),
                version=("{python}", "-m", "pytest", "--version"), module="pytest"),
-        Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std={cpp_std}", "-pipe", "-o", "main", "main.cpp"),
+        Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std={cpp_std}", "-pipe", "-o", "main", "main.cpp",
+                                                        *cpp_libraries()),
                version=("g++", "--version"), outputs=("main",)),
         Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", *JVM_START, "-cp", JAVA_CLASSPATH, "{entry}"),
                compile=("javac", *(f"-J{o}" for o in JAVAC_JVM), "-encoding", "UTF-8", "-d", ".", "-cp",
@@ -176,7 +197,7 @@ RECIPES: dict[str, Recipe] = {
         Recipe("go_test", "main_test.go", ("go", "test", "-count=1", "./main_test.go"),
                version=("go", "version"), env=(("GO111MODULE", "off"),)),
         Recipe("bash", "main.sh", ("bash", "main.sh"), version=("bash", "--version")),
-        Recipe("rust", "main.rs", ("./main",), compile=("rustc", "-O", "--edition", "2021", "-o", "main", "main.rs"),
+        Recipe("rust", "main.rs", ("./main",), compile=("rustc", "-O", "-C", "overflow-checks=on", "--edition", "2021", "-o", "main", "main.rs"),
                version=("rustc", "--version"), outputs=("main",)),
     )
 }

@@ -30,7 +30,7 @@ _SOURCES = (".cpp", ".cc", ".cxx", ".c++", ".C")
 def pch_flags(argv: Sequence[str]) -> Optional[tuple[str, ...]]:
     """The options of a ``g++`` compile command that a precompiled header must share.
 
-    Drops the program name, ``-o <file>`` and source files. Returns ``None`` for a compiler other
+    Drops the program name, ``-o <file>``, source files and ``-l`` libraries. Returns ``None`` for a compiler other
     than g++ (``clang++`` precompiled headers are a different format).
     """
     if not argv or os.path.basename(argv[0]) not in ("g++", "c++"):
@@ -41,8 +41,8 @@ def pch_flags(argv: Sequence[str]) -> Optional[tuple[str, ...]]:
             skip = False
         elif arg == "-o":
             skip = True
-        elif not arg.startswith("-") and arg.endswith(_SOURCES):
-            continue
+        elif (not arg.startswith("-") and arg.endswith(_SOURCES)) or arg.startswith("-l"):
+            continue  # sources and link libraries do not shape the compile
         else:
             flags.append(arg)
     return tuple(flags)

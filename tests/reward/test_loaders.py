@@ -298,8 +298,11 @@ def test_verl_round_trip_keeps_multipl_e_stop_tokens(tmp_path):
 
 
 def test_multipl_e_go_import_used_only_by_dropped_code_becomes_blank():
-    from reward.loaders.multiple import blank_unused_go_imports
+    from reward.loaders.declarations import blank_unused_go_imports
 
     program = 'package p_test\n\nimport (\n\t"strings"\n\t"fmt"\n\t"math"\n)\n\nfunc f(x float64) float64 {\n\treturn math.Abs(x)'
-    out = blank_unused_go_imports(program, '}\nfunc TestF(t *testing.T) { fmt.Println(1) }')
+    dropped = '\nfunc main() { println(strings.ToUpper("x")) }\n'
+    out = blank_unused_go_imports(program, '}\nfunc TestF(t *testing.T) { fmt.Println(1) }', dropped)
     assert out == program.replace('\t"strings"', '\t_ "strings"')
+    # an import the answer never used anywhere stays: the answer does not compile as Go
+    assert blank_unused_go_imports(program, '}\nfunc TestF(t *testing.T) { fmt.Println(1) }', "") == program

@@ -39,12 +39,13 @@ def test_java_nested_public_class_compiles_and_runs(local_sandbox):
 
 def test_judge_style_compiler_flags():
     """Optimised builds like real judges: g++ -O2 -std=gnu++20 by default (ICPC/DOMjudge; BUG-048),
-    another standard on request, rustc -O with an explicit edition."""
+    another standard on request, rustc -O with overflow checks (a panic, as in MultiPL-E's and
+    SandboxFusion's debug builds) and an explicit edition."""
     cpp = RECIPES["cpp"]
     assert cpp.argv(cpp.compile, "", "python3")[:3] == ["g++", "-O2", "-std=gnu++20"]
     assert cpp.argv(cpp.compile, "", "python3", "c++17")[:3] == ["g++", "-O2", "-std=c++17"]
     rust = RECIPES["rust"].compile
-    assert rust[:2] == ("rustc", "-O") and "--edition" in rust
+    assert rust[:4] == ("rustc", "-O", "-C", "overflow-checks=on") and "--edition" in rust
 
 
 def test_rust_finds_its_toolchain_with_a_scrubbed_home(local_sandbox):
