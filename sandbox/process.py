@@ -12,6 +12,7 @@ The function is synchronous and thread-safe; async callers run it in a worker th
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
 import resource
@@ -29,6 +30,8 @@ _DRAIN_GRACE = 0.5
 _STARVED_CAP = 10.0
 #: Seconds between CPU-time checks once a command's wall time passed its time limit.
 _POLL_S = 0.05
+#: Attempts to start a program whose file is briefly busy (ETXTBSY, see run_process).
+_ETXTBSY_TRIES = 5
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -320,15 +323,25 @@ def run_process(
     child_setup = child_preexec(limits, preexec, user, group, seal)
     clock = Clock(limits, cpu_seconds)
     clock.start = start = time.monotonic()
-    try:
-        with spawning():
-            proc = subprocess.Popen(
-                list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
-                preexec_fn=child_setup,
-            )
-    except (OSError, subprocess.SubprocessError) as exc:
-        return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
+    for attempt in range(_ETXTBSY_TRIES):
+        try:
+            with spawning():
+                proc = subprocess.Popen(
+                    list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+                    preexec_fn=child_setup,
+                )
+            break
+        except OSError as exc:
+            # ETXTBSY: the program file was just written (compiled, restored from the cache) and
+            # another thread's fork still holds a copy of its write descriptor until that child's
+            # exec; it goes away in milliseconds, so it is retried, never reported.
+            if exc.errno == errno.ETXTBSY and attempt + 1 < _ETXTBSY_TRIES:
+                time.sleep(0.01 * (attempt + 1))
+                continue
+            return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
+        except subprocess.SubprocessError as exc:
+            return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
 
     out, err = _Capped(limits.output_limit), _Capped(limits.output_limit)
     sel = selectors.DefaultSelector()

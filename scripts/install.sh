@@ -2,11 +2,12 @@
 # Install everything judgebox's tests use on a fresh Debian 12 machine (run as root):
 # language toolchains, nginx (the gateway in client tests), Docker engine + debootstrap (container
 # tests), libseccomp2 (the sandbox's syscall filter) and util-linux (setpriv, for the fail-closed
-# test), and judgebox itself with its test extras.
+# test), libssl-dev (C++ programs that use OpenSSL, as MultiPL-E/SandboxFusion link them), and
+# judgebox itself with its test extras.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for pkg in g++ default-jdk-headless libjavatuples-java nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2; do
+for pkg in g++ default-jdk-headless libjavatuples-java nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v rustc >/dev/null 2>&1 || need+=(rustc)
