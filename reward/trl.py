@@ -27,16 +27,26 @@ from .verdict import Judgement, Verdict
 TEST_COLUMNS = ("test_spec", "ground_truth", "input_output", "verification_info", "tests")
 
 
+def content_text(content: Any) -> str:
+    """A message ``content`` as text: a string as it is; OpenAI/transformers content parts
+    (``[{"type": "text", "text": ...}, ...]``) joined in order, non-text parts left out."""
+    if isinstance(content, (list, tuple)):
+        return "".join(str(p.get("text") or "") if isinstance(p, dict) else str(p) if isinstance(p, str) else ""
+                       for p in content if not isinstance(p, dict) or p.get("type", "text") == "text")
+    return str(content or "")
+
+
 def completion_text(completion: Any) -> str:
-    """The text of a plain or conversational completion (last assistant message's ``content``)."""
+    """The text of a plain or conversational completion (last assistant message's ``content``,
+    plain or a list of content parts)."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, dict):
-        return str(completion.get("content") or "")
+        return content_text(completion.get("content"))
     if isinstance(completion, (list, tuple)):
         msgs = [m for m in completion if isinstance(m, dict)]
         assistant = [m for m in msgs if m.get("role") == "assistant"] or msgs
-        return str(assistant[-1].get("content") or "") if assistant else ""
+        return content_text(assistant[-1].get("content")) if assistant else ""
     return ""
 
 

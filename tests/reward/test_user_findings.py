@@ -181,3 +181,15 @@ def test_user_finding_4_judged_test_data_error_is_logged_too(warnings_log):
     assert set(score) == set(SCORE_KEYS) and score["verdict"] == "test_data_error"
     assert [r.getMessage() for r in warnings_log.records] == [
         "compute_score: test_data_error, reward masked: language: call tests run Python only, not 'cpp'"]
+
+
+# 5. content parts (second trial) -----------------------------------------------------------------------
+def test_code_reward_reads_an_assistant_message_made_of_content_parts():
+    """transformers/OpenAI content parts: the text parts joined in order are the completion (it was
+    ``str(list)``, so the right code was never run and scored 0.0)."""
+    parts = [{"type": "text", "text": "Here:\n```python\nprint(int(input()) "}, {"type": "image", "url": "x.png"},
+             {"type": "text", "text": "+ 1)\n```"}]
+    assert code_reward(["p"], [[{"role": "assistant", "content": parts}]], ground_truth=[PLUS1]) == [1.0]
+    assert code_reward(["p"], [[{"role": "assistant", "content": "```python\nprint(2)\n```"}]],
+                       ground_truth=[PLUS1]) == [1.0]
+
