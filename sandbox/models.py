@@ -17,7 +17,7 @@ import posixpath
 from enum import Enum
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .languages import check_cpp_std
 
@@ -78,6 +78,8 @@ def validate_relative_path(path: str, field: str) -> str:
             f"{field}: {path!r} must be a relative path inside the working directory "
             "(no leading '/', no '..')"
         )
+    if norm == "." or path.endswith("/"):
+        raise ValueError(f"{field}: {path!r} names a folder, not a file; give a file path such as 'data/input.txt'")
     return norm
 
 
@@ -90,10 +92,26 @@ def decode_files(files: dict[str, Optional[str]], field: str = "files") -> dict[
     out: dict[str, bytes] = {}
     for path, content in files.items():
         rel = validate_relative_path(path, field)
+        if rel in out:
+            raise ValueError(f"{field}: {path!r} names the same file as another key; give each file once")
         try:
             out[rel] = base64.b64decode(content or "", validate=True)
         except (binascii.Error, ValueError) as exc:
             raise ValueError(f"{field}[{path!r}]: content is not valid base64 ({exc})") from exc
+    clash = sorted(rel for rel in out if rel in _parents(out))
+    if clash:
+        raise ValueError(f"{field}: {clash[0]!r} is a file and also the folder of another file; rename one of them")
+    return out
+
+
+def _parents(paths) -> set[str]:
+    """Every folder above each of ``paths`` (relative, normalised)."""
+    out: set[str] = set()
+    for rel in paths:
+        parent = posixpath.dirname(rel)
+        while parent:
+            out.add(parent)
+            parent = posixpath.dirname(parent)
     return out
 
 
@@ -143,6 +161,17 @@ class RunCodeRequest(_Request):
     cpp_std: CppStd = Field(
         None, description="judgebox extension: the C++ standard, g++ -std=VALUE (c++17, gnu++20, ...); "
                           "None = gnu++20")
+
+    @model_validator(mode="after")
+    def _files_keep_the_program(self) -> "RunCodeRequest":
+        from .languages import RECIPES
+
+        recipe = RECIPES.get(self.language)
+        source = recipe.source_name(self.code) if recipe else None
+        if source and source in {posixpath.normpath(p) for p in self.files}:
+            raise ValueError(f"files: {source!r} is the file the {self.language} program itself is written to; "
+                             "rename that file (it would replace the submitted code)")
+        return self
 
 
 

@@ -185,6 +185,10 @@ BAD_BODIES = [
     ({"code": "1", "language": "python", "files": {"a.txt": "%%%"}}, "files", "not valid base64"),
     ({"code": "1", "language": "python", "fetch_files": ["/etc/shadow"]}, "fetch_files", "relative path"),
     ({"code": "1", "language": "python", "fetch_files": ["../../etc/shadow"]}, "fetch_files", "no '..'"),
+    ({"code": "1", "language": "python", "files": {".": ""}}, "files", "names a folder, not a file"),
+    ({"code": "1", "language": "python", "files": {"./": ""}}, "files", "names a folder, not a file"),
+    ({"code": "1", "language": "python", "files": {"a/": ""}}, "files", "names a folder, not a file"),
+    ({"code": "1", "language": "python", "files": {"a": "", "a/b": ""}}, "files", "also the folder of another"),
 ]
 
 
@@ -195,6 +199,14 @@ def test_malformed_request_is_422_naming_the_field(live_server, body, field, fix
     assert r.status_code == 422
     errors = r.json()["detail"]
     assert any(field in err["loc"] and fix in err["msg"] for err in errors), errors
+
+
+def test_a_file_named_like_the_program_is_422_not_a_silent_replacement(live_server):
+    """``files: {"main.py": ...}`` would replace the submitted python code (it ran instead, Success)."""
+    body = {"code": "print('code')", "language": "python", "files": {"main.py": "cHJpbnQoJ2ZpbGUnKQ=="}}
+    r = httpx.post(f"{live_server}/run_code", json=body, timeout=30)
+    assert r.status_code == 422
+    assert "files: 'main.py' is the file the python program itself is written to" in r.json()["detail"][0]["msg"]
 
 
 @pytest.mark.parametrize("body, field, fix", BAD_BODIES[:3] + BAD_BODIES[5:7],
