@@ -16,7 +16,8 @@ Mode ``asserts`` runs every test in order in this one process and, after each, p
 ``<nonce> {"index": i, "status": "ok"|"fail"|"error", "seconds": wall, "cpu": cpu[, "error": str]}``
 (``stop`` ends the run after the first test that is not ``ok``); the final line then has ``ran``.
 
-Result: the last stdout line that starts with ``<nonce> `` carries ``{"status": ..., ...}``:
+Result: the last stdout line that starts with ``<nonce> `` carries ``{"status": ..., ...}`` (the solution's own
+stdout goes to /dev/null, as in HumanEval's and MBPP's harnesses, so its printing cannot crowd it out):
 ``ok`` (with ``value`` for call/checker; ``ran``/``skipped``/``total`` for unittest), ``skip`` (unittest:
 every test was skipped), ``fail`` (an assertion failed or
 the value is not JSON), ``error`` (an exception or early exit), ``compile_error`` (the solution does
@@ -138,10 +139,21 @@ def compile_tests(source, name="tests.py"):
     return compile(tree, name, "exec")
 
 
-def _tools(nonce):
+def _quiet_stdout():
+    """A private duplicate of fd 1 for the result lines; fd 1 itself (the solution's ``print``) then
+    goes to /dev/null, as HumanEval's and MBPP's own harnesses swallow the solution's output: no
+    amount of printing can push the result lines past the sandbox's output limit."""
+    out = os.dup(1)  # not inherited by the solution's subprocesses
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    return out
+
+
+def _tools(nonce, out=1):
     """``(report, error_text, write_json, clock, cpu)`` for one run, made of primitives taken now (before
     the solution runs, so it cannot patch them): ``report(status, **fields)`` prints the final result
-    line and exits (0 only for ``ok``); ``write_json(dict)`` prints one per-test line."""
+    line to fd ``out`` and exits (0 only for ``ok``); ``write_json(dict)`` prints one per-test line."""
     write, dumps, exit_, fmt = os.write, json.dumps, os._exit, traceback.format_exception_only
     clock, cpu, flush = time.monotonic, time.process_time, sys.stdout.flush
 
@@ -150,7 +162,7 @@ def _tools(nonce):
             flush()
         except Exception:
             pass
-        write(1, ("\n%s %s\n" % (nonce, obj)).encode("utf-8", "replace"))
+        write(out, ("\n%s %s\n" % (nonce, obj)).encode("utf-8", "replace"))
 
     def write_json(obj):
         write_line(dumps(obj))
@@ -210,7 +222,7 @@ def main():
     """Run the one test described on stdin and print the nonce-prefixed result line."""
     nonce = sys.stdin.readline().strip()
     task = json.loads(sys.stdin.read())
-    report, error_text, write_json, clock, cpu = _tools(nonce)  # bound before the solution runs
+    report, error_text, write_json, clock, cpu = _tools(nonce, _quiet_stdout())  # bound before the solution runs
     mode = task["mode"]
     tests, batch, setup = _compile_task(task, report, error_text)
 
@@ -634,8 +646,9 @@ def split_main():
     if pid != 0:  # the solution's process: no stdin, and the solution runs only once the tests have it
         os.close(req_w)
         os.close(ans_r)
-        null = os.open(os.devnull, os.O_RDONLY)
+        null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)
+        os.dup2(null, 1)  # the solution's output is swallowed: only the tests' process writes results
         os.close(null)
         _serve(os.fdopen(req_r, "rb"), os.fdopen(ans_w, "wb", buffering=0), error_text)
         try:

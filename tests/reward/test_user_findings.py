@@ -193,3 +193,21 @@ def test_code_reward_reads_an_assistant_message_made_of_content_parts():
     assert code_reward(["p"], [[{"role": "assistant", "content": "```python\nprint(2)\n```"}]],
                        ground_truth=[PLUS1]) == [1.0]
 
+
+
+# 6. a correct solution that prints a lot (second trial) -------------------------------------------------
+@pytest.mark.parametrize("spec", [
+    TestSpec(kind="harness", harness="def check(candidate):\n    assert candidate(2, 3) == 5", entry_point="add"),
+    TestSpec(kind="assert", asserts=["assert add(2, 3) == 5", "assert add(0, 0) == 0"]),
+    TestSpec(kind="call", fn_name="add", calls=[{"args": [2, 3], "expected": 5}]),
+], ids=["harness", "asserts", "call"])
+def test_a_correct_solution_that_prints_more_than_the_output_limit_is_accepted(spec):
+    """2 MiB of debug prints (past the 1 MiB stdout limit) pushed the result line out: runtime_error.
+    The harness swallows the solution's stdout, as HumanEval's and MBPP's own harnesses do."""
+    code = "import sys\nprint('debug ' * 350_000)\nsys.stdout.write('x' * 1_000_000)\ndef add(a, b):\n    return a + b\n"
+    seen = set()
+    for variant in (spec, spec.model_copy(update={"setup_code": "X = 1"})):  # tests apart; a setup keeps them in
+        j = judge(variant, code)
+        assert (j.verdict.value, j.n_passed) == ("accepted", spec.n_tests), j
+        seen.add(j.tests[0].harness_isolation)
+    assert seen == ({"process"} if spec.kind == "call" else {"process", "in-process"})
