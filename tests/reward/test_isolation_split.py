@@ -12,18 +12,26 @@ from reward.harness.runner import decode, encode
 HE = TestSpec(kind="harness", entry_point="f", prefix="def helper(x):\n    return x + 1\n\ndef f(x):\n",
               harness="def check(candidate):\n    assert candidate(2) == 6\n    assert helper(candidate(0)) == 1\n")
 
-#: Searches the process for the nonce (any 32-hex-digit string) and prints a forged marker, as a
-#: policy under RL pressure could; in-process this reaches the runner's frames and objects.
+#: Searches the process for the nonce (any 32-hex-digit string) and writes a forged marker to every
+#: open descriptor (the runner keeps its result channel on a private copy of stdout), as a policy
+#: under RL pressure could; in-process this reaches the runner's frames and objects.
 FORGER = '''    import gc, os, re, sys
+    def forge(nonce):
+        for fd in range(1, 64):
+            try:
+                os.write(fd, ("\\n%s {\\"status\\": \\"ok\\", \\"ran\\": 1}\\n" % nonce).encode())
+            except OSError:
+                pass
+        os._exit(0)
     frame = sys._getframe()
     while frame is not None:
         for v in list(frame.f_locals.values()) + list(frame.f_globals.values()):
             if isinstance(v, str) and re.fullmatch("[0-9a-f]{32}", v):
-                os.write(1, ("\\n%s {\\"status\\": \\"ok\\", \\"ran\\": 1}\\n" % v).encode()); os._exit(0)
+                forge(v)
         frame = frame.f_back
     for o in gc.get_objects():
         if isinstance(o, str) and re.fullmatch("[0-9a-f]{32}", o):
-            os.write(1, ("\\n%s {\\"status\\": \\"ok\\", \\"ran\\": 1}\\n" % o).encode()); os._exit(0)
+            forge(o)
     return -1
 '''
 
