@@ -327,7 +327,7 @@ class _Judging:
             written = run.files.get(self.spec.output_file)
             if written is None:
                 res.stderr = (res.stderr + f"\n[judgebox] the program did not write the output file "
-                              f"{self.spec.output_file!r}").strip()
+                              f"{self.spec.output_file!r} (or wrote more than the sandbox returns)").strip()
                 return Verdict.wrong_answer
             out = base64.b64decode(written).decode("utf-8", "replace")
         elif run.stdout_truncated:

@@ -36,6 +36,8 @@ class SandboxSettings(BaseSettings):
     max_queue: int = Field(1024, ge=0, description="requests waiting for a slot before 504")
     queue_timeout: float = Field(60.0, gt=0, description="seconds a request may wait for a slot")
     output_limit_bytes: int = Field(1 << 20, ge=1024, description="cap per stream (stdout, stderr)")
+    fetch_limit_bytes: int = Field(64 << 20, ge=1024, description="bytes of fetch_files returned per run, all "
+                                   "files together; a file that would pass it is left out (as if not written)")
     default_memory_limit_MB: int = Field(
         4096, ge=16, description="MiB, used when a request sends memory_limit_MB=-1"
     )

@@ -298,14 +298,14 @@ class Executor:
                                    or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
                                                    cancel))
                     if case.fetch_files:
-                        r.files = fetch(workdir, case.fetch_files)
+                        r.files = fetch(workdir, case.fetch_files, self.settings.fetch_limit_bytes)
                     if stop_on_first_failure and overall_status(r) != RunStatus.Success:
                         break
             resp = RunTestsResponse(
                 status=overall_status(compile_result, *runs), message=_message(compile_result, runs),
                 compile_result=compile_result, run_results=runs, executor_pod_name=pod,
             )
-            return resp, fetch(workdir, request.fetch_files)
+            return resp, fetch(workdir, request.fetch_files, self.settings.fetch_limit_bytes)
 
 
     @staticmethod
@@ -484,12 +484,14 @@ def remove_output(workdir: str, rel: str) -> None:
         os.unlink(path)
 
 
-def fetch(workdir: str, paths: list[str]) -> dict[str, str]:
+def fetch(workdir: str, paths: list[str], limit: int) -> dict[str, str]:
     """Read regular files under ``workdir`` as base64; missing files and links out are skipped.
 
     Args:
         workdir: the run's working directory.
         paths: validated relative paths (``fetch_files``).
+        limit: bytes returned in all (``fetch_limit_bytes``): a file that would pass it is left out,
+            so a program cannot make the server (or a reward worker) hold gigabytes.
 
     Returns:
         ``{path: base64 content}`` for each path that is a regular file inside ``workdir``.
@@ -505,5 +507,9 @@ def fetch(workdir: str, paths: list[str]) -> dict[str, str]:
         except OSError:
             continue
         with os.fdopen(fd, "rb") as f:
-            out[rel] = base64.b64encode(f.read()).decode()
+            data = f.read(limit + 1)
+        if len(data) > limit:
+            continue
+        limit -= len(data)
+        out[rel] = base64.b64encode(data).decode()
     return out

@@ -129,7 +129,7 @@ def run_jupyter(request: RunJupyterRequest, executor: Executor) -> RunJupyterRes
         status = RunStatus.Success if driver.status == CommandRunStatus.Finished and driver.return_code == 0 \
             else RunStatus.Failed
         return RunJupyterResponse(status=status, driver=driver, cells=cells, executor_pod_name=pod,
-                                  files=fetch(workdir, request.fetch_files))
+                                  files=fetch(workdir, request.fetch_files, executor.settings.fetch_limit_bytes))
 
 
 def _run_cells(kernel: "Kernel", request: RunJupyterRequest, cells: list[CellRunResult]) -> CommandRunResult:

@@ -163,6 +163,15 @@ def test_files_in_and_fetch_files_out(live_server):
     assert body["files"] == {"out.txt": base64.b64encode(b"cba").decode()}
 
 
+def test_fetched_files_stop_at_the_fetch_limit(local_sandbox):
+    """A program-written file past ``fetch_limit_bytes`` (64 MiB) is left out, as if not written: a
+    300 MB file came back whole (358 MB response, the server at 1.14 GB); a small one still does."""
+    r = local_sandbox.run_code({"code": "open('big.bin', 'wb').write(b'x' * (70 << 20))\nopen('small.txt', 'w').write('ok')",
+                                "language": "python", "disk_limit_MB": 256, "fetch_files": ["big.bin", "small.txt"]})
+    assert r.status == "Success", r
+    assert r.files == {"small.txt": base64.b64encode(b"ok").decode()}
+
+
 def test_each_request_gets_a_fresh_working_directory_removed_afterwards(live_server):
     """A file written by one request is not there for the next, and the directory is gone after."""
     post = lambda code: httpx.post(f"{live_server}/run_code", json={"code": code, "language": "python"},
