@@ -20,7 +20,8 @@ an observation that would leave no room ends the trajectory ``context_exhausted`
 overflows ``response_length`` ends it ``length``. A turn cut by its token limit runs no call (BUG-116):
 one observation says so, or the trajectory ends ``length``. An aborted generation is retried from the
 state before it (BUG-112), at most ``max_generation_retries`` times, then the trajectory is
-``aborted`` and not scored.
+``aborted`` and not scored; an engine that raises (unreachable server, dead engine) counts as an
+aborted generation, with the error in ``extra_fields["failure"]``.
 """
 
 from __future__ import annotations
@@ -217,6 +218,7 @@ class ToolAgentLoop:
         request = {**params, "max_tokens": max_tokens, "stop_token_ids": self.stop_ids}
         traj.requests.append({"max_tokens": max_tokens, "prompt_tokens": len(traj.prompt_ids) + len(traj.response_ids)})
         prompt = traj.prompt_ids + traj.response_ids
+        error = None
         for attempt in range(cfg.max_generation_retries + 1):
             started = time.perf_counter()
             try:
@@ -224,13 +226,17 @@ class ToolAgentLoop:
                                                 cfg.generation_timeout_s)
             except asyncio.TimeoutError:
                 result = GenerationResult([], None, "abort")
+            except Exception as exc:  # noqa: BLE001 - an unreachable or failing engine is an aborted turn
+                error = f"{type(exc).__name__}: {exc}"
+                log.warning("trajectory %s: generation failed: %s", traj.request_id, error)
+                result = GenerationResult([], None, "abort")
             traj.timing["generate_s"] += time.perf_counter() - started
             if result.finish_reason != "abort":
                 break
             if attempt < cfg.max_generation_retries:
                 traj.counts["retries"] += 1
         else:
-            traj.failure = "generation aborted"
+            traj.failure = f"generation failed: {error}" if error else "generation aborted"
             return self._end(traj, "aborted")
         traj.assistant_turns += 1
         ids, logprobs, finish = self._cut_at_stop(result)

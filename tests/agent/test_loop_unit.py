@@ -102,6 +102,19 @@ def test_bug111_turn_with_tokens_after_the_stop_is_cut(tiny_tokenizer):
     assert out.extra_fields["stop_reason"] == "completed" and out.extra_fields["truncated_turns"] == 0
 
 
+def test_an_unreachable_engine_aborts_the_trajectory_and_says_why(tiny_tokenizer):
+    """``--backend openai`` with nothing listening raised httpx.ConnectError out of the loop (a
+    traceback, an empty trajectory file): it is an aborted generation, not scored."""
+    from agent.backends import OpenAIBackend
+    from tests.conftest import free_port
+
+    backend = OpenAIBackend([f"http://127.0.0.1:{free_port()}"], "m", retries=0)
+    loop = ToolAgentLoop(AgentLoopConfig(max_generation_retries=1), tiny_tokenizer, backend)
+    out = asyncio.run(loop.run(USER, ground_truth={"kind": "assert", "asserts": ["assert True"]}))
+    assert (out.extra_fields["stop_reason"], out.reward_score, out.extra_fields["retries"]) == ("aborted", None, 1)
+    assert out.extra_fields["failure"].startswith("generation failed: ConnectError")
+
+
 def test_lengths_are_asserted_after_every_turn(tiny_tokenizer):
     backend = Scripted([GenerationResult([64, IM_END], [-1.0], "stop")])  # one logprob for two ids
     loop = ToolAgentLoop(AgentLoopConfig(), tiny_tokenizer, backend, score_fn=lambda *a, **k: {"score": 0.0})
