@@ -262,7 +262,7 @@ def _rollout(args: argparse.Namespace) -> int:
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer or args.model)
 
     async def run():
-        backend = _backend(args, config)
+        backend = _LazyBackend(lambda: _backend(args, config))
         try:
             loop = ToolAgentLoop(config, tokenizer, backend, tools=tools)
             evaluation = Evaluation(problems, out, client=SandboxClient(args.sandbox_url or None),
@@ -275,10 +275,7 @@ def _rollout(args: argparse.Namespace) -> int:
                       f"{len(rollout.keys())} trajectories; running {len(pending)}")
             return await rollout.run(args.k, progress=not args.no_progress)
         finally:
-            if hasattr(backend, "shutdown"):
-                backend.shutdown()
-            elif hasattr(backend, "aclose"):
-                await backend.aclose()
+            await backend.close()
 
     summary, code = _resumable(run(), "trajectories", out)
     if summary is None:
@@ -292,6 +289,28 @@ def _rollout(args: argparse.Namespace) -> int:
         write_summary(summary, Path(args.summary))
         print(f"summary: {args.summary}")
     return _infra_exit(summary, "trajectories hit infrastructure errors (aborted generation or sandbox)", "redo them")
+
+
+class _LazyBackend:
+    """A backend started on its first request, so that re-running a finished rollout starts no engine
+    (vLLM's took minutes to say "running 0")."""
+
+    def __init__(self, make) -> None:
+        import asyncio
+
+        self.make, self.backend, self.lock = make, None, asyncio.Lock()
+
+    async def generate(self, prompt_ids, sampling_params, request_id=None):
+        async with self.lock:
+            if self.backend is None:
+                self.backend = self.make()
+        return await self.backend.generate(prompt_ids, sampling_params, request_id)
+
+    async def close(self) -> None:
+        if hasattr(self.backend, "shutdown"):
+            self.backend.shutdown()
+        elif hasattr(self.backend, "aclose"):
+            await self.backend.aclose()
 
 
 def _backend(args: argparse.Namespace, config):

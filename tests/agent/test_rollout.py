@@ -18,6 +18,7 @@ from agent.tools import load_tools
 from judgebox.cli import main
 from reward.loaders import load_problems
 from tests.agent.loop_helpers import Forced, call
+from tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = "Here it is:\n```python\ndef add(a, b):\n    return a + b\n```"
@@ -74,6 +75,12 @@ def test_cli_rollout_plain_sampling_is_offline_pass_at_k(tmp_path, tiny_model, c
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert {(r["task_id"], r["sample_index"]) for r in records} == {("1", 0), ("1", 1), ("2", 0), ("2", 1)}
     assert all(r["num_turns"] == 2 and len(r["response_ids"]) <= 6 for r in records)
+    # a finished rollout re-run starts no engine: nothing listens at this URL, yet nothing is aborted
+    capsys.readouterr()
+    again = main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
+                  "--backend", "openai", "--base-url", f"http://127.0.0.1:{free_port()}", "--n", "2",
+                  "--tools", "none", "--no-progress", "--out", str(out)])
+    assert again == 0 and "keeping 4 of 4 trajectories; running 0" in capsys.readouterr().out
     # bad config key: a usage error naming it
     with pytest.raises(SystemExit) as exit_:
         main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
