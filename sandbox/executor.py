@@ -19,6 +19,7 @@ import time
 from typing import Callable, Iterator, Optional, Sequence
 
 from .cancel import Cancel, Cancelled
+from .case_reset import CaseReset
 from .compile_cache import CompileCache, compile_key, toolchain_id
 from .config import SandboxSettings
 from .isolation import Isolation, RunIsolation
@@ -293,7 +294,10 @@ class Executor:
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
                                           and compile_result.return_code == 0):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
+                reset = CaseReset(workdir, iso.scratch, iso.user) if len(cases) > 1 else None
                 for i, case in enumerate(cases):
+                    if i and reset is not None:
+                        reset.restore()  # every case starts from the same files (sandbox.case_reset)
                     runs[i] = r = (self._case_files(workdir, case, i, iso.user)
                                    or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
                                                    cancel))

@@ -85,6 +85,8 @@ class RunIsolation:
         disk_exceeded: ``True`` when the disk quota is full (see :mod:`sandbox.quota`).
         cpu_seconds: CPU seconds used so far by every process of the run (cgroup accounting).
         env: extra environment variables for the program.
+        scratch: the run's own folders the view shows as ``/tmp``, ``/var/tmp`` and ``/dev/shm`` (full
+            isolation; emptied between the cases of a ``/run_tests`` request).
     """
 
     workdir: str = ""
@@ -98,6 +100,7 @@ class RunIsolation:
     disk_exceeded: Optional[Callable[[], bool]] = None
     cpu_seconds: Optional[Callable[[], float]] = None
     env: dict[str, str] = field(default_factory=dict)
+    scratch: tuple[str, ...] = ()
 
     def child_setup(self, limits: RunLimits) -> Callable[[], None]:
         """The complete pre-exec function of a child under ``limits`` and this isolation (for a
@@ -546,7 +549,8 @@ class Isolation:
         return RunIsolation(workdir=folder, spawning=pid_ns.spawning if pid_ns else contextlib.nullcontext,
                             preexec=preexec, seal=lambda: seccomp.seal(bpf), user=uid,
                             group=uid, kill_all=kill_all, memory_exceeded=memory_exceeded,
-                            disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds, env=env)
+                            disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds, env=env,
+                            scratch=disk.scratch() if disk else ())
 
 
 def _install_dirs(programs: Sequence[str]) -> list[str]:

@@ -76,6 +76,10 @@ class RunDisk:
             os.chmod(folder, 0o1777)
         return disk
 
+    def scratch(self) -> tuple[str, ...]:
+        """The folders shown as ``/tmp``, ``/var/tmp`` and ``/dev/shm``."""
+        return tuple(os.path.join(self.path, name) for name in SHARED)
+
     def exceeded(self) -> bool:
         """``True`` when the cap is (nearly) reached: less than :data:`FULL_BYTES` free, or no inode."""
         try:
