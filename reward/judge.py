@@ -331,7 +331,7 @@ class _Judging:
                 return Verdict.wrong_answer
             out = base64.b64decode(written).decode("utf-8", "replace")
         elif run.stdout_truncated:
-            return self.truncated_verdict(len(out.encode()), len(case.expected.encode()), res)
+            return self.truncated_verdict(out, case.expected, res)
         if self.needs_program_checker:
             self._stdout[i] = out
             return Verdict.accepted  # provisional: the checker program decides
@@ -340,14 +340,22 @@ class _Judging:
         res.needs_checker = self.spec.multiple_answers
         return Verdict.wrong_answer
 
-    @staticmethod
-    def truncated_verdict(got: int, want: int, res: TestResult) -> Verdict:
-        """The verdict of a stdout cut at the sandbox output limit (``got`` bytes came back, the
-        expected output has ``want`` bytes): the program printed more than ``got`` bytes, so a shorter
-        expected output is a wrong answer; a longer or equal one cannot be compared (test_data_error)."""
+    def truncated_verdict(self, out: str, expected: str, res: TestResult) -> Verdict:
+        """The verdict of a stdout cut at the sandbox output limit (``out`` came back, ``expected`` is
+        the case's): the program printed more than ``out``, so a shorter expected output is a wrong
+        answer, and so is one whose tokens already differ from the cut output's complete tokens under
+        a text checker (``exact``, ``lines``, ``tokens``: equal outputs have equal tokens); otherwise it
+        cannot be compared (test_data_error)."""
+        got, want = len(out.encode()), len(expected.encode())
         if want < got:
             res.stderr = (res.stderr + "\n[judgebox] output limit exceeded").strip()
             return Verdict.wrong_answer
+        if self.spec.checker in ("exact", "lines", "tokens") and not self.spec.multiple_answers:
+            complete = out.split()[:-1]  # the last token may be cut in the middle
+            if complete != expected.split()[:len(complete)]:
+                res.stderr = (res.stderr + "\n[judgebox] output limit exceeded; the output already differs "
+                              "from the expected one before the cut").strip()
+                return Verdict.wrong_answer
         res.stderr = (res.stderr + f"\n[judgebox] the expected output ({want} bytes) exceeds the sandbox "
                       f"output limit (stdout was cut at {got} bytes), so the program cannot be judged; raise "
                       f"the limit above the largest expected output, e.g. JUDGEBOX_OUTPUT_LIMIT_BYTES={2 * want} "

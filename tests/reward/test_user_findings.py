@@ -142,9 +142,21 @@ def test_user_finding_3_expected_output_over_the_output_limit_is_test_data_error
 
 
 def test_user_finding_3_wrong_program_with_big_expected_output_is_not_judged_either():
-    """Any truncated output against an expected output at least as long is unjudgeable (the prefix
-    may be right), whatever the program printed."""
+    """A truncated output against an expected output at least as long is unjudgeable while its
+    complete tokens agree with the expected ones (here one token, cut in the middle)."""
     assert judge(BIG, "print('y'*1500000)").verdict == Verdict.test_data_error
+
+
+def test_a_flood_that_already_differs_before_the_cut_is_a_wrong_answer():
+    """Second trial: expected "1 2 3 ..." (1.2 MB), the program floods "9 9 9 ...": its first token
+    is already wrong, so it is a wrong answer (reward 0), not an unjudgeable test_data_error (None)
+    that a policy could reach by flooding."""
+    expected = " ".join(str(i % 10) for i in range(600_000)) + "\n"
+    spec = TestSpec(kind="stdio", stdio=[StdioCase(stdin="", expected=expected)])
+    j = judge(spec, "print('9 ' * 600000)")
+    assert (j.verdict, j.pass_rate) == (Verdict.wrong_answer, 0.0)
+    assert "differs from the expected one before the cut" in j.tests[0].stderr
+    assert judge(spec, f"print({expected[:-1]!r})").verdict == Verdict.test_data_error  # right so far
 
 
 def test_user_finding_3_shorter_expected_output_stays_wrong_answer():
