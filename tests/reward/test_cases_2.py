@@ -122,10 +122,11 @@ def test_bug_049_file_io_problem_is_accepted(live_server):
 
 
 def test_bug_049_each_case_gets_its_own_output_file():
-    """A case's output file never carries over: a program that writes only on the first case fails
-    the second; a wrong file is wrong_answer; stdout is not compared when output_file is declared."""
-    once = ("import os\na, b = map(int, open('paint.in').read().split())\nif not os.path.exists('seen'):\n"
-            "    open('seen', 'w').close()\n    open('paint.out', 'w').write(str(a + b))\n")
+    """A case's output file never carries over: a program that writes it only for the first case's
+    input fails the second (every case starts from the request's files); a wrong file is
+    wrong_answer; stdout is not compared when output_file is declared."""
+    once = ("a, b = map(int, open('paint.in').read().split())\nif a + b == 5:\n"
+            "    open('paint.out', 'w').write(str(a + b))\n")
     j = judge(paint_spec(("2 3\n", "5\n"), ("1 1\n", "2\n")), once)
     assert [t.verdict for t in j.tests] == [Verdict.accepted, Verdict.wrong_answer]
     assert "did not write the output file" in j.tests[1].stderr

@@ -18,6 +18,7 @@ import sandbox_fusion
 from pydantic import ValidationError
 
 from sandbox import LocalSandbox
+from sandbox import executor as sandbox_executor
 from sandbox.languages import RECIPES
 
 #: One program per language: reads an integer from stdin and prints its double (test runners print
@@ -277,17 +278,26 @@ def test_embedded_and_http_faces_agree(live_server):
 
 def test_case_files_never_follow_a_link_planted_by_an_earlier_run(local_sandbox, tmp_path):
     """run_tests: a case's files are written only inside the working directory. A link planted by
-    the previous run makes that case a SandboxError (verdict unknown), and nothing is written outside."""
+    the previous case is removed with the rest of its files before the next case (which made that
+    case a SandboxError before cases were reset); nothing is ever written outside."""
     outside = tmp_path / "outside"
     outside.mkdir()
-    code = f"import os\nif not os.path.exists('d'):\n    os.symlink({str(outside)!r}, 'd')\nprint('ran')"
+    code = f"import os\nprint(os.path.islink('d'))\nif not os.path.exists('d'):\n    os.symlink({str(outside)!r}, 'd')"
     evil = base64.b64encode(b"x").decode()
     r = local_sandbox.run_tests({"code": code, "language": "python",
                                  "cases": [{}, {"files": {"d/sub/evil.txt": evil}}]})
-    assert r.run_results[0].stdout == "ran\n"
-    assert r.status == "SandboxError"
-    assert r.run_results[1].status == "Error"
-    assert "outside the working directory" in r.message
+    assert (r.status, [x.stdout for x in r.run_results]) == ("Success", ["False\n", "False\n"])
+    assert list(outside.iterdir()) == []
+
+
+def test_a_link_planted_in_the_working_folder_is_never_followed_by_the_writer(tmp_path):
+    """write_files itself refuses a folder that resolves outside the working directory."""
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    (work / "d").symlink_to(outside)
+    with pytest.raises(ValueError, match="outside the working directory"):
+        sandbox_executor.write_files(str(work), {"d/sub/evil.txt": b"x"})
     assert list(outside.iterdir()) == []
 
 
