@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from omegaconf import OmegaConf
 from verl.experimental.agent_loop.agent_loop import (AgentLoopBase, AgentLoopMetrics, AgentLoopOutput,
                                                      ToolListWrap, register)
 from verl.tools.base_tool import BaseTool as VerlBaseTool
@@ -108,12 +109,7 @@ def loop_config(rollout: Any, timeouts: list[Optional[float]]) -> AgentLoopConfi
 
 def _plain(value: Any) -> Any:
     """OmegaConf containers as plain dicts/lists (the judge validates plain JSON)."""
-    try:
-        from omegaconf import OmegaConf
-
-        return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
-    except ImportError:  # pragma: no cover - verl depends on omegaconf
-        return value
+    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
 
 
 @register("judgebox_tool_agent")

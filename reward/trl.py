@@ -30,10 +30,15 @@ TEST_COLUMNS = ("test_spec", "ground_truth", "input_output", "verification_info"
 def content_text(content: Any) -> str:
     """A message ``content`` as text: a string as it is; OpenAI/transformers content parts
     (``[{"type": "text", "text": ...}, ...]``) joined in order, non-text parts left out."""
-    if isinstance(content, (list, tuple)):
-        return "".join(str(p.get("text") or "") if isinstance(p, dict) else str(p) if isinstance(p, str) else ""
-                       for p in content if not isinstance(p, dict) or p.get("type", "text") == "text")
-    return str(content or "")
+    if not isinstance(content, (list, tuple)):
+        return str(content or "")
+    texts = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and part.get("type", "text") == "text":
+            texts.append(str(part.get("text") or ""))
+    return "".join(texts)
 
 
 def completion_text(completion: Any) -> str:

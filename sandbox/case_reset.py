@@ -62,14 +62,14 @@ class CaseReset:
             path = os.path.join(self.workdir, rel)
             try:
                 st = os.lstat(path)
-                same = (stat.S_ISREG(st.st_mode) and st.st_size == len(data) and st.st_mtime_ns == mtime
-                        and st.st_mode & 0o7777 == mode)
             except FileNotFoundError:
-                same = False
-            if not same:
-                if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-                    _remove(path)
-                changed[rel] = (data, mode, mtime)
+                st = None
+            if st is not None and stat.S_ISREG(st.st_mode):
+                if st.st_size == len(data) and st.st_mtime_ns == mtime and st.st_mode & 0o7777 == mode:
+                    continue
+            elif st is not None:
+                _remove(path)  # a folder or link where the file was
+            changed[rel] = (data, mode, mtime)
         if changed:
             from .executor import write_files
 
