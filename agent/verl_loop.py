@@ -65,6 +65,10 @@ class VerlServerBackend:
 
     async def generate(self, prompt_ids: list[int], sampling_params: dict,
                        request_id: Optional[str] = None) -> GenerationResult:
+        """One turn through verl's server client (``sampling_params`` in the backend dict's names;
+        ``logprobs`` 0 becomes verl's ``True``, ``max_tokens`` None is left to verl's server).
+
+        Raises whatever the client raises (the loop counts it as an aborted generation)."""
         params = dict(sampling_params)
         params["logprobs"] = sampling_params.get("logprobs") is not None
         if params.get("max_tokens") is None:
