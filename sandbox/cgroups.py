@@ -163,14 +163,10 @@ class RunCgroup:
         if pids and max_processes:
             _write(os.path.join(pids, "pids.max"), str(max_processes))
 
-    def join(self) -> None:
-        """Move the calling process into the run's cgroup(s); called in the child before exec."""
-        for procs in self._procs:
-            fd = os.open(procs, os.O_WRONLY)
-            try:
-                os.write(fd, b"0")
-            finally:
-                os.close(fd)
+    @property
+    def procs_files(self) -> list[str]:
+        """The ``cgroup.procs`` files a child writes to join (:func:`sandbox.childsetup.join_cgroup`)."""
+        return list(self._procs)
 
     def pids(self) -> set[int]:
         """Processes now in the run's cgroup(s)."""

@@ -38,6 +38,7 @@ from .models import (
 )
 from .jvm import javac_archives, javac_key
 from .pch import pch_key, precompiled_headers
+from .forkserver import ForkServer, is_script_command
 from .process import ProcessResult, RunLimits, run_process
 
 
@@ -82,6 +83,10 @@ class Executor:
                               if s.prebuilt_artifacts and "java" in self._installed else None)
         self._prebuilt = [(p, k) for p, k in ((self.pch, pch_key), (self.javac_archive, javac_key)) if p]
         self._toolchain_ids: dict[str, str] = {}
+        #: the Python fork-server (``None``: off, or python not installed)
+        self.forkserver = (ForkServer(python, self.env(os.path.join(self.root, ".forkserver"), RunIsolation()),
+                                      os.path.join(self.root, ".forkserver"), s.stack_limit_bytes)
+                           if s.zygote and "python" in self._installed else None)
 
     # ----------------------------------------------------------------------------- building blocks
     def languages(self) -> list[str]:
@@ -160,18 +165,22 @@ class Executor:
         kill = CommandKill(iso)
         with cancel.watching(kill):
             try:
-                res = self._process(argv, workdir, env, timeout, iso, stdin, kill.preexec)
+                res = self._process(argv, workdir, env, timeout, iso, stdin, kill.preexec, kill.started)
             finally:
                 kill.finished()
         return to_command_result(res)
 
     def _process(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
-                 iso: RunIsolation, stdin: Optional[str], preexec: Optional[Callable[[], None]]) -> ProcessResult:
+                 iso: RunIsolation, stdin: Optional[str], preexec: Optional[Callable[[], None]],
+                 started: Optional[Callable[[int], None]] = None) -> ProcessResult:
+        fork = (self.forkserver if self.forkserver is not None and iso.setup is not None
+                and is_script_command(argv, self.settings.python) else None)
         return run_process(
             argv, cwd=workdir, env=env, limits=self.limits(timeout), stdin=(stdin or "").encode(),
             preexec=preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
             memory_exceeded=iso.memory_exceeded, seal=iso.seal, disk_exceeded=iso.disk_exceeded,
-            cpu_seconds=iso.cpu_seconds, spawning=iso.spawning,
+            cpu_seconds=iso.cpu_seconds, spawning=iso.spawning, forkserver=fork, setup=iso.setup,
+            started=started,
         )
 
     def compile(self, recipe: Recipe, code: str, files: dict[str, bytes], workdir: str, env: dict[str, str],
@@ -352,6 +361,11 @@ class CommandKill:
             self._pid[:8] = os.getpid().to_bytes(8, "little")
         if self._iso.preexec is not None:
             self._iso.preexec()
+
+    def started(self, pid: int) -> None:
+        """Server side: the command was started as ``pid`` (the server's view of it, valid in any
+        namespace; a fork-server's child records nothing itself)."""
+        self._pid[:8] = pid.to_bytes(8, "little")
 
     def finished(self) -> None:
         """The command was reaped: its pid may be reused from now on."""

@@ -37,11 +37,8 @@ import contextlib
 import fcntl
 import logging
 import os
-import resource
 import shutil
-import socket
 import stat
-import struct
 import subprocess
 import tempfile
 import threading
@@ -52,10 +49,10 @@ from typing import Callable, ContextManager, Iterator, Optional, Sequence
 from . import cgroups, linux, pidns, quota, seccomp
 from .config import SandboxSettings
 from .mounts import FilesystemView
-from .process import RunLimits, child_preexec, kill_until_gone, run_process, set_rlimit
+from .childsetup import ChildSetup, unshare_network
+from .process import RunLimits, child_preexec, kill_until_gone, run_process
 from .quota import RunDisk
 
-_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 #: The program the start-up probes run (found on the system path: the server's PATH may be anything).
 _TRUE = shutil.which("true", path="/usr/bin:/bin") or "/bin/true"
 log = logging.getLogger("judgebox.isolation")
@@ -87,6 +84,8 @@ class RunIsolation:
         env: extra environment variables for the program.
         scratch: the run's own folders the view shows as ``/tmp``, ``/var/tmp`` and ``/dev/shm`` (full
             isolation; emptied between the cases of a ``/run_tests`` request).
+        setup: :attr:`preexec` and :attr:`seal` as plain data (:class:`sandbox.childsetup.ChildSetup`),
+            which the Python fork-server's children apply exactly as a spawned child does.
     """
 
     workdir: str = ""
@@ -101,6 +100,7 @@ class RunIsolation:
     cpu_seconds: Optional[Callable[[], float]] = None
     env: dict[str, str] = field(default_factory=dict)
     scratch: tuple[str, ...] = ()
+    setup: Optional[ChildSetup] = None
 
     def child_setup(self, limits: RunLimits) -> Callable[[], None]:
         """The complete pre-exec function of a child under ``limits`` and this isolation (for a
@@ -128,23 +128,6 @@ class IsolationUnavailable(RuntimeError):
             f"less with --isolation minimal (JUDGEBOX_ISOLATION=minimal; LocalSandbox(isolation="
             f"'minimal')), which runs programs without the filesystem view, PID namespace, disk quota"
             f" and the protections this host lacks (GET /health lists what stays on).")
-
-
-def loopback_up() -> None:
-    """Bring ``lo`` up in the current network namespace."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        flags = struct.unpack("16sH", fcntl.ioctl(s, _SIOCGIFFLAGS, struct.pack("16sH", b"lo", 0)))[1]
-        fcntl.ioctl(s, _SIOCSIFFLAGS, struct.pack("16sH", b"lo", flags | _IFF_UP))
-
-
-def unshare_network() -> None:
-    """Enter a new, empty network namespace and bring its loopback up (child side).
-
-    Raises:
-        OSError: ``unshare(2)`` was refused (needs ``CAP_SYS_ADMIN``).
-    """
-    linux.unshare(linux.CLONE_NEWNET)
-    loopback_up()
 
 
 def blocked_for_others(program: str) -> Optional[str]:
@@ -504,20 +487,11 @@ class Isolation:
         netns, view, bpf = self.network_namespace, self.view, self.bpf
         flags = linux.CLONE_NEWNS | linux.CLONE_NEWIPC | (linux.CLONE_NEWNET if netns else 0)
 
-        def preexec() -> None:
-            if pid_ns is not None:
-                pidns.check_program_pid()
-            if cg is not None:
-                cg.join()
-            set_rlimit(resource.RLIMIT_DATA, data)
-            set_rlimit(resource.RLIMIT_NPROC, nproc)
-            if view is not None:
-                linux.unshare(flags)
-                if netns:
-                    loopback_up()
-                view.enter(disk.path, folder)
-            elif netns:
-                unshare_network()
+        setup = ChildSetup(
+            pid2=pid_ns is not None, cgroup_procs=cg.procs_files if cg is not None else (), data_bytes=data,
+            nproc=nproc, unshare_flags=flags if view is not None else 0, loopback=bool(view is not None and netns),
+            view=view.spec(disk.path, folder) if view is not None else None,
+            network_only=view is None and netns, bpf=bpf)
 
         env: dict[str, str] = {}
         if cg is None:
@@ -547,7 +521,7 @@ class Isolation:
                     kill_unit()
 
         return RunIsolation(workdir=folder, spawning=pid_ns.spawning if pid_ns else contextlib.nullcontext,
-                            preexec=preexec, seal=lambda: seccomp.seal(bpf), user=uid,
+                            preexec=setup.preexec, seal=setup.seal, setup=setup, user=uid,
                             group=uid, kill_all=kill_all, memory_exceeded=memory_exceeded,
                             disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds, env=env,
                             scratch=disk.scratch() if disk else ())

@@ -3,7 +3,7 @@
 :class:`FilesystemView` is built once per executor (host side): it prepares a read-only *skeleton*
 root folder (``<workdir root>/.view-<hash>``) holding a minimal copy of ``/etc``, the
 ``/bin``-style links of a merged-``/usr`` system and empty mount points, and it lists the host
-folders to bind in. :meth:`FilesystemView.enter` runs in the run's namespace init (child side,
+folders to bind in. :meth:`FilesystemView.enter` (:func:`sandbox.childsetup.enter_view`) runs in the run's child (child side,
 root, after ``unshare(CLONE_NEWNS | CLONE_NEWPID)``) and builds the view in well under a
 millisecond of system calls:
 
@@ -32,12 +32,10 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import stat
 import tempfile
 from typing import Iterable, Optional, Sequence
 
-from . import linux
-from .linux import MNT_DETACH, MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_RDONLY, MS_REC, MS_REMOUNT
+from .childsetup import enter_view
 
 #: Folders bound read-only from the host when they are real folders (links are copied as links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -49,10 +47,6 @@ ETC_ENTRIES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "pas
                "ca-certificates.conf", "mime.types", "os-release", "debian_version", "protocols",
                "services", "gai.conf", "java-17-openjdk", "java-21-openjdk", "java-11-openjdk",
                "python3", "python3.11", "python3.12", "python3.13", "fonts", "magic")
-_DEVICES = (("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("random", 1, 8), ("urandom", 1, 9), ("tty", 5, 0))
-_DEV_LINKS = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
-              ("stderr", "/proc/self/fd/2"))
-_RO = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
 _COMPLETE = ".complete"
 
 
@@ -118,7 +112,7 @@ class FilesystemView:
             if os.path.islink(d):
                 os.symlink(os.readlink(d), root + d)
         for d in (*self.binds, "/proc", "/dev", "/tmp", "/var/tmp", self.workdir_root):
-            _mkdirs(root + d)
+            os.makedirs(root + d, 0o755, exist_ok=True)
         etc = os.path.join(root, "etc")
         os.makedirs(etc, 0o755, exist_ok=True)
         for name in ETC_ENTRIES:
@@ -136,61 +130,15 @@ class FilesystemView:
         except OSError:  # another server put its identical skeleton there first
             shutil.rmtree(root, ignore_errors=True)
 
-    def enter(self, run_dir: str, workdir: str) -> None:
-        """Build the view in the current mount namespace and make it the root (child side, root).
+    def spec(self, run_dir: str, workdir: str) -> tuple:
+        """The arguments of :func:`sandbox.childsetup.enter_view` for one run (plain data): the
+        child builds the view from them in its fresh mount namespace.
 
         Args:
             run_dir: the run's disk tmpfs (:class:`sandbox.quota.RunDisk`), holding ``tmp``,
                 ``var-tmp`` and ``shm``.
-            workdir: the run's working folder (shown read-write at the same path); the process's
-                working directory is set to it.
-
-        Raises:
-            OSError: a mount failed (the run does not start).
+            workdir: the run's working folder (shown read-write at the same path).
         """
-        r = self.root
-        linux.mount(None, "/", None, MS_REC | MS_PRIVATE)
-        linux.mount(r, r, None, MS_BIND)
-        linux.mount("proc", r + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        _make_dev(r + "/dev", os.path.join(run_dir, "shm"))
-        _bind(os.path.join(run_dir, "tmp"), r + "/tmp", writable=True)
-        _bind(os.path.join(run_dir, "var-tmp"), r + "/var/tmp", writable=True)
-        for d in self.binds:  # after /tmp: a toolchain under /tmp gets its mount point in the run's /tmp
-            _mkdirs(r + d)
-            _bind(d, r + d)
-        top = r + self.workdir_root
-        os.makedirs(top, 0o755, exist_ok=True)  # inside the run's /tmp when the root is under /tmp
-        linux.mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64k,mode=755")
-        for e in self.extra:
-            _mkdirs(r + e)
-            _bind(e, r + e)
-        _mkdirs(r + workdir)
-        _bind(workdir, r + workdir, writable=True)
-        linux.mount(None, r, None, _RO)
-        os.chdir(r)
-        linux.pivot_root(".", ".")
-        linux.umount(".", MNT_DETACH)
-        os.chdir(workdir)
+        return (self.root, list(self.binds), self.workdir_root, list(self.extra), run_dir, workdir)
 
-
-def _bind(src: str, dst: str, writable: bool = False) -> None:
-    linux.mount(src, dst, None, MS_BIND)
-    linux.mount(None, dst, None, (_RO & ~MS_RDONLY) if writable else _RO)
-
-
-def _mkdirs(path: str) -> None:
-    os.makedirs(path, 0o755, exist_ok=True)
-
-
-def _make_dev(dev: str, shm: str) -> None:
-    linux.mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=755")
-    for name, major, minor in _DEVICES:
-        path = os.path.join(dev, name)
-        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(major, minor))
-        os.chmod(path, 0o666)
-    for name, target in _DEV_LINKS:
-        os.symlink(target, os.path.join(dev, name))
-    os.mkdir(os.path.join(dev, "shm"))
-    _bind(shm, os.path.join(dev, "shm"), writable=True)
-    linux.mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 

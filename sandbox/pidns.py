@@ -10,7 +10,7 @@ of a command in the server thread:
    ``env --ignore-signal=CHLD`` execs it, no fork), is started (``vfork``: cheap) and becomes pid 1;
 3. the caller starts the program, which becomes pid 2 (still the server's direct child, so its
    exit status, ``wait4`` rusage and pidfd are exactly those of an ordinary child); its pre-exec
-   set-up checks that it is pid 2 (:func:`check_program_pid`) and mounts ``/proc`` there;
+   set-up checks that it is pid 2 (:func:`sandbox.childsetup.check_program_pid`) and mounts ``/proc`` there;
 4. ``setns`` puts the thread back in the server's namespace.
 
 Inside :meth:`PidNamespace.spawning` the thread must not start threads (``clone(CLONE_THREAD)`` is
@@ -89,15 +89,6 @@ class PidNamespace:
         inits, self._inits = self._inits, []
         for init in inits:
             init.wait()
-
-
-def check_program_pid() -> None:
-    """Child side, first step: raise unless this process is pid 2 of a fresh namespace (the command
-    was started inside :meth:`PidNamespace.spawning`), so a view is never built over the server's
-    processes."""
-    if os.getpid() != 2:
-        raise OSError(f"the program is pid {os.getpid()}, not pid 2 of its own PID namespace: start it "
-                      f"inside RunIsolation.spawning()")
 
 
 def remove_stale() -> int:

@@ -15,13 +15,15 @@ import contextlib
 import errno
 import math
 import os
-import resource
 import selectors
 import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from typing import Callable, ContextManager, Iterable, Optional, Sequence
+
+from .childsetup import ChildSetup, compose
+from .forkserver import ForkServer, ForkServerUnavailable
 
 #: After the main process exits, how long to wait for the pipes to reach EOF (seconds).
 _DRAIN_GRACE = 0.5
@@ -147,38 +149,16 @@ class ProcessResult:
     spawn_error: Optional[str] = None
 
 
-def set_rlimit(res: int, want: Optional[int]) -> None:
-    """Set soft and hard rlimit ``res`` to ``want`` (its unit: bytes, seconds or a count), clamped
-    to the current hard limit; ``None`` leaves it alone. Never raises: a limit the host does not
-    allow must not fail the run (SandboxFusion#70 failed every request on ``RLIMIT_STACK``)."""
-    if want is None:
-        return
-    try:
-        _, hard = resource.getrlimit(res)
-        value = want if hard == resource.RLIM_INFINITY else min(want, hard)
-        resource.setrlimit(res, (value, value if hard == resource.RLIM_INFINITY else hard))
-    except (ValueError, OSError):
-        pass
-
-
-def rlimit_preexec(limits: RunLimits) -> Callable[[], None]:
-    """Build the pre-exec function that applies ``limits`` as rlimits in the child.
+def command_rlimits(limits: RunLimits) -> dict:
+    """The rlimits of a command under ``limits`` for :func:`sandbox.childsetup.apply_rlimits`:
+    ``RLIMIT_CPU`` at the wall cap rounded up plus 1 s (a backstop: the parent enforces the times).
 
     The memory limit is *not* applied as ``RLIMIT_AS`` here: an address-space limit stops threaded
     runtimes (OpenBLAS, JVM, Go, Node) from starting. The isolation layer enforces memory with a
     cgroup, or with ``RLIMIT_DATA`` where no cgroup can be made.
     """
-    cpu = int(math.ceil(limits.wall_limit)) + 1
-
-    def apply() -> None:
-        set_rlimit(resource.RLIMIT_CPU, cpu)
-        set_rlimit(resource.RLIMIT_FSIZE, limits.max_file_size)
-        set_rlimit(resource.RLIMIT_NOFILE, limits.max_open_files)
-        set_rlimit(resource.RLIMIT_STACK, limits.stack_bytes)
-        set_rlimit(resource.RLIMIT_CORE, 0)
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-
-    return apply
+    return {"cpu": int(math.ceil(limits.wall_limit)) + 1, "fsize": limits.max_file_size,
+            "nofile": limits.max_open_files, "stack": limits.stack_bytes}
 
 
 class _Capped:
@@ -253,30 +233,80 @@ def _kill_group(pgid: int) -> None:
 def child_preexec(limits: RunLimits, preexec: Optional[Callable[[], None]] = None,
                   user: Optional[int] = None, group: Optional[int] = None,
                   seal: Optional[Callable[[], None]] = None) -> Callable[[], None]:
-    """The whole pre-exec of a sandboxed child (also used for notebook kernels, :mod:`sandbox.jupyter`):
-    ``preexec`` (cgroup join, namespaces, filesystem view; needs root), then ``limits`` as rlimits,
-    then the switch to ``user``/``group`` (no supplementary groups), then ``seal`` (no-new-privs,
-    seccomp) last.
+    """The whole pre-exec of a sandboxed child under ``limits`` (:func:`sandbox.childsetup.compose`;
+    also used for notebook kernels, :mod:`sandbox.jupyter`, and by the fork-server's children)."""
+    return compose(command_rlimits(limits), preexec, user, group, seal)
 
-    ``preexec`` runs before the rlimits because it opens files (``cgroup.procs``, a socket for the
-    loopback) while the child still holds every descriptor of the server (``close_fds`` happens
-    after the pre-exec): under ``RLIMIT_NOFILE`` a server with more open descriptors than
-    ``max_open_files`` (many live sessions or connections) failed every start with EMFILE."""
-    base = rlimit_preexec(limits)
 
-    def child_setup() -> None:
-        if preexec is not None:
-            preexec()
-        base()
-        if user is not None:  # last: joining a cgroup and unsharing need root
-            gid = user if group is None else group
-            os.setgroups([])
-            os.setresgid(gid, gid, gid)
-            os.setresuid(user, user, user)
-        if seal is not None:
-            seal()
+class _Started:
+    """A started command: its pid and the server's ends of its pipes (unbuffered file objects)."""
 
-    return child_setup
+    def __init__(self, pid: int, stdin, stdout, stderr) -> None:
+        self.pid, self.stdin, self.stdout, self.stderr = pid, stdin, stdout, stderr
+
+
+class _SetupFailed(Exception):
+    """A forked child's set-up failed (its message); the child is reaped."""
+
+
+def _spawn(argv: Sequence[str], cwd: str, env: dict[str, str], child_setup: Callable[[], None],
+           spawning: Callable[[], ContextManager[None]]):
+    """Start ``argv`` with ``subprocess`` (fork + set-up + exec): a :class:`_Started`, or the error text."""
+    for attempt in range(_ETXTBSY_TRIES):
+        try:
+            with spawning():
+                proc = subprocess.Popen(
+                    list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+                    preexec_fn=child_setup,
+                )
+            proc.returncode = 0  # reaped by run_process itself (os.wait4), never by Popen
+            return _Started(proc.pid, proc.stdin, proc.stdout, proc.stderr)
+        except OSError as exc:
+            # ETXTBSY: the program file was just written (compiled, restored from the cache) and
+            # another thread's fork still holds a copy of its write descriptor until that child's
+            # exec; it goes away in milliseconds, so it is retried, never reported.
+            if exc.errno == errno.ETXTBSY and attempt + 1 < _ETXTBSY_TRIES:
+                time.sleep(0.01 * (attempt + 1))
+                continue
+            return f"{type(exc).__name__}: {exc}"
+        except subprocess.SubprocessError as exc:
+            return f"{type(exc).__name__}: {exc}"
+    raise AssertionError("unreachable")
+
+
+def _fork(forkserver: "ForkServer", argv: Sequence[str], cwd: str, env: dict[str, str], limits: RunLimits,
+          setup: Optional[ChildSetup], user: Optional[int], group: Optional[int],
+          spawning: Callable[[], ContextManager[None]]) -> _Started:
+    """Start ``argv`` as a child of the fork-server; wait until its set-up is done.
+
+    Raises:
+        ForkServerUnavailable: nothing was started (spawn it instead).
+        _SetupFailed: the child's set-up failed (as ``preexec_fn`` raising in a spawned child).
+    """
+    pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(4)]  # stdin, stdout, stderr, set-up errors
+    theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]]
+    ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0]]
+    try:
+        forkserver.ready()  # outside the run's PID namespace: a fork-server started there would be in it
+        with spawning():
+            pid = forkserver.start(argv, cwd, env, command_rlimits(limits), setup, user, group, theirs)
+    except BaseException:
+        for fd in ours:
+            os.close(fd)
+        raise
+    finally:
+        for fd in theirs:
+            os.close(fd)
+    with open(ours[3], "rb", buffering=0) as errors:
+        failed = errors.read()
+    if failed:
+        for fd in ours[:3]:
+            os.close(fd)
+        os.waitpid(pid, 0)
+        raise _SetupFailed(f"SubprocessError: the child's set-up failed: {failed.decode(errors='replace')}")
+    return _Started(pid, open(ours[0], "wb", buffering=0), open(ours[1], "rb", buffering=0),
+                    open(ours[2], "rb", buffering=0))
 
 
 def run_process(
@@ -295,6 +325,9 @@ def run_process(
     disk_exceeded: Optional[Callable[[], bool]] = None,
     cpu_seconds: Optional[Callable[[], float]] = None,
     spawning: Callable[[], ContextManager[None]] = contextlib.nullcontext,
+    forkserver: Optional[ForkServer] = None,
+    setup: Optional[ChildSetup] = None,
+    started: Optional[Callable[[int], None]] = None,
 ) -> ProcessResult:
     """Run ``argv`` to completion or timeout and return its outcome.
 
@@ -316,32 +349,32 @@ def run_process(
             its growth during the command (else the rusage of the reaped process tree).
         spawning: context manager the child is started inside (a fresh PID namespace, see
             :mod:`sandbox.pidns`).
+        forkserver: fork the child from this warm interpreter (``argv`` must be ``[python, script]``,
+            :func:`sandbox.forkserver.is_script_command`); it applies ``setup`` (the data form of
+            ``preexec`` and ``seal``), the rlimits and the user switch exactly as a spawned child
+            does. If the fork-server fails, the command is spawned.
+        setup: see ``forkserver``.
+        started: called with the child's pid once it is started (server side).
 
     Returns:
         a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set.
     """
-    child_setup = child_preexec(limits, preexec, user, group, seal)
     clock = Clock(limits, cpu_seconds)
     clock.start = start = time.monotonic()
-    for attempt in range(_ETXTBSY_TRIES):
+    proc: Optional[_Started] = None
+    if forkserver is not None:
         try:
-            with spawning():
-                proc = subprocess.Popen(
-                    list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
-                    preexec_fn=child_setup,
-                )
-            break
-        except OSError as exc:
-            # ETXTBSY: the program file was just written (compiled, restored from the cache) and
-            # another thread's fork still holds a copy of its write descriptor until that child's
-            # exec; it goes away in milliseconds, so it is retried, never reported.
-            if exc.errno == errno.ETXTBSY and attempt + 1 < _ETXTBSY_TRIES:
-                time.sleep(0.01 * (attempt + 1))
-                continue
-            return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
-        except subprocess.SubprocessError as exc:
-            return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
+            proc = _fork(forkserver, argv, cwd, env, limits, setup, user, group, spawning)
+        except ForkServerUnavailable:
+            proc = None  # started the ordinary way below
+        except _SetupFailed as exc:
+            return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=str(exc))
+    if proc is None:
+        proc = _spawn(argv, cwd, env, child_preexec(limits, preexec, user, group, seal), spawning)
+        if isinstance(proc, str):
+            return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=proc)
+    if started is not None:
+        started(proc.pid)
 
     out, err = _Capped(limits.output_limit), _Capped(limits.output_limit)
     sel = selectors.DefaultSelector()
@@ -419,12 +452,11 @@ def run_process(
         _kill_group(proc.pid)
         _, status, rusage = os.wait4(proc.pid, 0)
         wall = time.monotonic() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        rc = os.waitstatus_to_exitcode(status)
         if kill_all:
             kill_all()
 
     cpu = max(rusage.ru_utime + rusage.ru_stime, clock.tree_cpu() if cpu_seconds else 0.0)
-    rc = proc.returncode
     if rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu >= limits.time_limit:
         timed_out = True
     if min(cpu, wall) > limits.time_limit:

@@ -2,7 +2,7 @@
 
 Built once per executor with libseccomp through the ``pyseccomp`` binding (ctypes, API-compatible
 with libseccomp's own Python module) and exported as classic BPF; each run's child loads those
-bytes with one ``prctl`` (:func:`sandbox.linux.load_seccomp_filter`) just before exec, after
+bytes with one ``prctl`` (:func:`sandbox.childsetup.seal`) just before exec, after
 ``PR_SET_NO_NEW_PRIVS`` and the switch to the run uid. Every other call is allowed, so numpy, the
 JVM, Go, Node and multiprocessing run unchanged; a denied call returns ``EPERM`` (never a kill), so
 the program sees an ordinary error.
@@ -62,15 +62,3 @@ def try_build_filter() -> tuple[Optional[bytes], Optional[str]]:
         return build_filter(), None
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         return None, f"{type(exc).__name__}: {exc}"
-
-
-def seal(bpf: Optional[bytes]) -> None:
-    """Child side, last step before exec: ``PR_SET_NO_NEW_PRIVS``, then load ``bpf`` if given.
-
-    Raises:
-        OSError: the kernel refused (the run does not start).
-    """
-    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
-    if bpf:
-        linux.load_seccomp_filter(bpf)
-

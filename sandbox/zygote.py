@@ -1,0 +1,224 @@
+"""The Python fork-server's own program: a warm interpreter that forks one child per run.
+
+Runs inside the configured interpreter (not the server's), started by :class:`sandbox.forkserver.ForkServer`
+with :data:`BOOT` as ``python -c``; it imports only the standard library plus
+:mod:`sandbox.linux` and :mod:`sandbox.childsetup`, loaded by path under a private package name.
+
+Protocol (``SOCK_SEQPACKET``, one request in flight: the server serialises them): the server sends a
+``marshal``-ed dict (``argv``, ``cwd``, ``env``, ``rlimits``, ``setup``, ``user``, ``group``, ``ns``)
+with descriptors ``stdin``, ``stdout``, ``stderr``, an error pipe and, when ``ns``, the PID
+namespace the child must be born in; the fork-server answers ``{"pid": n, "error": None}``.
+
+The child is created by ``clone(CLONE_PARENT)``, so it is the **server's** child, exactly as a
+spawned command is: its exit status, ``wait4`` rusage and pidfd are the server's, and a fork-server
+that dies does not touch the runs in flight. In the child, as in ``subprocess``'s child: the
+descriptors go to 0/1/2, the working folder, default ``SIGPIPE``/``SIGXFSZ``, a new session, then
+the whole :func:`sandbox.childsetup.compose` set-up (cgroup, namespaces, view, rlimits, uid,
+seccomp) and every other descriptor closed; the error pipe gets the message of a failed set-up, or
+EOF once the set-up is done. Then the interpreter is put back to what ``python main.py`` would
+start with (:func:`_as_fresh`) and the script runs through ``PyRun_SimpleFileExFlags`` and
+``Py_Exit``: CPython's own code for ``python <script>`` (``Modules/main.c``), so ``__main__``,
+``__file__``, tracebacks, ``SystemExit`` and the exit code come from the interpreter itself.
+"""
+
+import ctypes
+import marshal
+import os
+import platform
+import signal
+import socket
+import sys
+
+#: The ``python -c`` program of the fork-server: it records the interpreter's start-up state
+#: (``__main__``'s namespace and ``sys.modules``) before importing anything, loads this file under a
+#: private name and serves; in a child, :func:`serve` returns the run of the script as a lazy
+#: ``map`` that this line drives, so no name of the fork-server is left in the script's globals and
+#: the only frame under the script's is this line's.
+BOOT = ("__jb = (dict(globals()), set(__import__('sys').modules))\n"
+        "import importlib.util as __jbu\n"
+        "__jbs = __jbu.spec_from_file_location('_judgebox_zygote', __import__('sys').argv[2] + '/zygote.py')\n"
+        "__jbm = __jbu.module_from_spec(__jbs)\n"
+        "__jbs.loader.exec_module(__jbm)\n"
+        "list(__jbm.serve(*__jb))\n")
+
+CLONE_PARENT = 0x00008000
+CLONE_CHILD_SETTID = 0x01000000
+CLONE_NEWPID = 0x20000000
+_SYS_CLONE = {"x86_64": 56, "aarch64": 220, "ppc64le": 120, "s390x": 120, "riscv64": 220}
+#: argument order of the raw clone syscall differs: x86_64 (flags, stack, ptid, ctid, tls); others
+#: used here (flags, stack, ptid, tls, ctid)
+_CTID_THIRD = platform.machine() == "x86_64"
+
+
+def _load_childsetup(sandbox_dir):
+    """:mod:`sandbox.childsetup` (and :mod:`sandbox.linux`) under the private package
+    ``_judgebox_child``, without running ``sandbox/__init__.py`` (it needs pydantic, httpx)."""
+    import importlib
+    import types
+
+    pkg = types.ModuleType("_judgebox_child")
+    pkg.__path__ = [sandbox_dir]
+    sys.modules["_judgebox_child"] = pkg
+    return importlib.import_module("_judgebox_child.childsetup")
+
+
+class _Cloner:
+    """``clone(CLONE_PARENT | SIGCHLD)`` wrapped like ``os.fork()`` (CPython's before/after-fork
+    hooks), with ``CLONE_CHILD_SETTID`` on glibc's cached thread id when it can be found, as glibc's
+    own ``fork`` does (``sysdeps/nptl/_Fork.c``)."""
+
+    def __init__(self):
+        self.api = ctypes.pythonapi
+        libc = ctypes.PyDLL(None)  # PyDLL: the GIL stays held across the call, as in os.fork()
+        self.syscall = libc.syscall
+        self.syscall.restype = ctypes.c_long
+        self.number = _SYS_CLONE[platform.machine()]
+        self.ctid = self._tid_address(libc)
+
+    @staticmethod
+    def _tid_address(libc):
+        """Address of ``struct pthread.tid`` of this (only) thread: the one int in the first 1 KiB of
+        ``pthread_self()`` equal to ``gettid()``; ``None`` unless exactly one matches."""
+        libc.pthread_self.restype = ctypes.c_void_p
+        base = libc.pthread_self()
+        tid = ctypes.c_int.from_address
+        me = libc.gettid()
+        hits = [base + off for off in range(0, 1024, 4) if tid(base + off).value == me]
+        return hits[0] if len(hits) == 1 else None
+
+    def __call__(self):
+        flags = CLONE_PARENT | signal.SIGCHLD | (CLONE_CHILD_SETTID if self.ctid else 0)
+        ctid = ctypes.c_void_p(self.ctid or 0)
+        args = (0, 0, ctid, 0) if _CTID_THIRD else (0, 0, 0, ctid)
+        self.api.PyOS_BeforeFork()
+        pid = self.syscall(ctypes.c_long(self.number), ctypes.c_ulong(flags), *[
+            a if isinstance(a, ctypes.c_void_p) else ctypes.c_void_p(a) for a in args])
+        if pid == 0:
+            self.api.PyOS_AfterFork_Child()
+            return 0
+        self.api.PyOS_AfterFork_Parent()
+        if pid < 0:
+            err = ctypes.get_errno() or 11
+            raise OSError(err, f"clone: {os.strerror(err)}")
+        return pid
+
+
+def serve(main_snapshot, modules_snapshot):
+    """Answer fork requests on the socket of ``sys.argv[1]`` until the server closes it (then exit).
+
+    Returns only in a child: the run of its script (see :data:`BOOT`)."""
+    handlers = {}
+    for sig in signal.valid_signals():
+        try:
+            handlers[sig] = signal.getsignal(sig)
+        except (OSError, ValueError):
+            pass
+    childsetup = _load_childsetup(sys.argv[2])
+    linux = childsetup.linux
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    own_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    clone = _Cloner()
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 8)
+        except OSError:
+            os._exit(0)
+        if not msg:
+            os._exit(0)
+        pid, error = -1, None
+        try:
+            req = marshal.loads(msg)
+            if req["ns"]:
+                linux.setns(fds[4], CLONE_NEWPID)
+            pid = clone()
+            if pid == 0:
+                return _child(req, fds, sock, childsetup, handlers, main_snapshot, modules_snapshot)
+        except Exception as exc:  # noqa: BLE001 - reported to the server, which falls back to spawn
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            if pid != 0:
+                try:
+                    linux.setns(own_ns, CLONE_NEWPID)
+                except OSError as exc:  # cannot serve further requests correctly
+                    error = f"setns back: {exc}"
+                    pid = -1
+                for fd in fds:
+                    os.close(fd)
+        try:
+            sock.send(marshal.dumps({"pid": pid, "error": error}))
+        except OSError:
+            os._exit(0)
+        if error and error.startswith("setns back"):
+            os._exit(3)
+
+
+def _child(req, fds, sock, childsetup, handlers, main_snapshot, modules_snapshot):
+    """Set the child up as a spawned command, then return the run of its script."""
+    errpipe = fds[3]
+    try:
+        sock.detach()  # closed below with the rest; the object must not close a reused number later
+        for target in (0, 1, 2):
+            os.dup2(fds[target], target)
+        os.chdir(req["cwd"])
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # subprocess's restore_signals
+            signal.signal(sig, signal.SIG_DFL)
+        os.setsid()
+        setup = childsetup.ChildSetup.from_wire(req["setup"]) if req["setup"] is not None else None
+        childsetup.compose(req["rlimits"], setup.preexec if setup else None, req["user"], req["group"],
+                           setup.seal if setup else None)()
+        os.closerange(3, errpipe)
+        os.closerange(errpipe + 1, 1 << 30)
+        job = _as_fresh(req, handlers, main_snapshot, modules_snapshot)
+    except BaseException as exc:  # noqa: BLE001 - the server reports it as the run's spawn error
+        try:
+            os.write(errpipe, f"{type(exc).__name__}: {exc}".encode(errors="replace")[:4000])
+        finally:
+            os._exit(255)
+    os.close(errpipe)
+    return job
+
+
+def _as_fresh(req, handlers, main_snapshot, modules_snapshot):
+    """Put the interpreter back to the state ``python <script>`` starts in, and return the run.
+
+    Reset: the environment, signal dispositions, every module the fork-server imported (removed from
+    ``sys.modules``; an ``import`` loads a fresh one), ``__main__``'s namespace, ``sys.argv``,
+    ``sys.orig_argv``, ``sys.path[0]``, ``site``'s user folders (they follow ``HOME``).
+    Not reset (see README, fork-server): the string hash seed (one per fork-server, which is rotated).
+    """
+    argv = req["argv"]
+    script = os.path.abspath(argv[1])
+    os.environ.clear()
+    os.environ.update(req["env"])
+    for sig, handler in handlers.items():
+        if handler is not None and signal.getsignal(sig) is not handler:
+            signal.signal(sig, handler)
+    site = sys.modules.get("site")
+    if site is not None:
+        site.USER_BASE = site.USER_SITE = None
+    api = ctypes.pythonapi
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.fopen.restype = ctypes.c_void_p
+    libc.fopen.argtypes = (ctypes.c_char_p, ctypes.c_char_p)
+    run = api.PyRun_SimpleFileExFlags
+    run.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_void_p)
+    run.restype = ctypes.c_int
+    stop = api.Py_Exit
+    stop.argtypes = (ctypes.c_int,)
+    path = os.fsencode(script)
+    fp = libc.fopen(path, b"rb")
+    if not fp:
+        err = ctypes.get_errno()
+        os.write(2, f"{argv[0]}: can't open file {script!r}: [Errno {err}] {os.strerror(err)}\n".encode())
+        os._exit(2)
+    for name in list(sys.modules):
+        if name not in modules_snapshot:
+            del sys.modules[name]
+    sys.path_importer_cache.clear()
+    sys.argv = list(argv[1:])
+    sys.orig_argv = list(argv)
+    sys.path[0] = os.path.dirname(script)
+    main = sys.modules["__main__"].__dict__
+    main.clear()
+    main.update(main_snapshot)
+    return map(stop, map(bool, map(run, [fp], [path], [1], [None])))
