@@ -178,6 +178,27 @@ def _child(req, fds, sock, childsetup, handlers, main_snapshot, modules_snapshot
     return job
 
 
+#: Recursion levels under the script that ``python <script>`` does not have: :data:`BOOT`'s line and
+#: the ``ctypes`` call into ``PyRun_SimpleFileExFlags``.
+BOOT_DEPTH = 2
+
+
+def _hide_boot_depth():
+    """Give the script the recursion depth it has under ``python <script>`` (999 frames at the
+    default limit of 1000, not 997), on CPython 3.11, whose ``PyThreadState`` starts with
+    ``prev, next, interp, _initialized, _static, recursion_remaining, recursion_limit``
+    (``Include/cpython/pystate.h``); checked against ``sys.getrecursionlimit()`` first, and left
+    alone on other versions (the script then has ``BOOT_DEPTH`` levels fewer)."""
+    if sys.version_info[:2] != (3, 11):
+        return
+    api = ctypes.pythonapi
+    api.PyThreadState_Get.restype = ctypes.c_void_p
+    fields = (ctypes.c_int * 4).from_address(api.PyThreadState_Get() + 3 * ctypes.sizeof(ctypes.c_void_p))
+    remaining, limit = fields[2], fields[3]
+    if limit == sys.getrecursionlimit() and 0 < remaining <= limit:
+        fields[2] = remaining + BOOT_DEPTH
+
+
 def _as_fresh(req, handlers, main_snapshot, modules_snapshot):
     """Put the interpreter back to the state ``python <script>`` starts in, and return the run.
 
@@ -221,4 +242,5 @@ def _as_fresh(req, handlers, main_snapshot, modules_snapshot):
     main = sys.modules["__main__"].__dict__
     main.clear()
     main.update(main_snapshot)
+    _hide_boot_depth()
     return map(stop, map(bool, map(run, [fp], [path], [1], [None])))
