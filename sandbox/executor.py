@@ -38,7 +38,7 @@ from .models import (
 )
 from .jvm import javac_archives, javac_key
 from .pch import pch_key, precompiled_headers
-from .forkserver import ForkServer, is_script_command
+from .forkserver import ForkServer, ForkServerUnavailable, is_script_command
 from .process import ProcessResult, RunLimits, run_process
 
 
@@ -228,7 +228,11 @@ class Executor:
         return out
 
     def warm_up(self) -> None:
-        """Start building the prebuilt artifacts of the default compile commands in the background."""
+        """Start the Python fork-server, and start building the prebuilt artifacts of the default
+        compile commands in the background."""
+        if self.forkserver is not None:
+            with contextlib.suppress(ForkServerUnavailable):
+                self.forkserver.ready()
         for name in ("cpp", "java"):
             recipe = RECIPES[name]
             if recipe.compile and name in self._installed:

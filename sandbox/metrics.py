@@ -12,13 +12,17 @@ Names follow the Prometheus naming guide (``_total`` counters, ``_seconds`` hist
 * ``judgebox_queue_wait_seconds``: time from arrival to getting a slot.
 * ``judgebox_run_seconds{language}``: time a request held its slot (compile and every run step).
 * ``judgebox_info{pod}``: constant 1, carrying the instance name (``executor_pod_name``).
+* ``judgebox_forkserver_runs_total{how}``: Python runs the fork-server forked (``forked``) and those
+  it could not start, which were spawned instead (``fallback``); ``judgebox_forkserver_starts_total``:
+  fork-servers started (the first, rotations, replacements of failed ones).
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily
 
 #: Histogram buckets in seconds: from a warm ``print(1)`` to the longest allowed run.
 _BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
@@ -33,10 +37,13 @@ class Metrics:
         pod_name: the instance name, exported as ``judgebox_info{pod=...}``.
         waiting, running: callables returning the admission queue depth and in-flight count.
         sessions: callable returning the number of live sessions.
+        forkserver: callable returning the fork-server's counts (:meth:`sandbox.forkserver.ForkServer.stats`),
+            or ``None`` when it is off.
     """
 
     def __init__(self, pod_name: str, waiting: Callable[[], int], running: Callable[[], int],
-                 sessions: Callable[[], int] = lambda: 0) -> None:
+                 sessions: Callable[[], int] = lambda: 0,
+                 forkserver: Optional[Callable[[], dict[str, int]]] = None) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
         self.runs = Counter("judgebox_runs", "Finished requests", ["language", "status"], registry=r)
@@ -50,7 +57,25 @@ class Metrics:
         self.run_time = Histogram("judgebox_run_seconds", "Time holding a slot (s)", ["language"],
                                   buckets=_BUCKETS, registry=r)
         Gauge("judgebox_info", "Instance name", ["pod"], registry=r).labels(pod=pod_name).set(1)
+        if forkserver is not None:
+            r.register(_ForkServerCollector(forkserver))
 
     def render(self) -> bytes:
         """The current values in the Prometheus text format (``CONTENT_TYPE``)."""
         return generate_latest(self.registry)
+
+
+class _ForkServerCollector:
+    """The fork-server's counts, read when ``/metrics`` is scraped."""
+
+    def __init__(self, stats: Callable[[], dict[str, int]]) -> None:
+        self._stats = stats
+
+    def collect(self):
+        s = self._stats()
+        runs = CounterMetricFamily("judgebox_forkserver_runs", "Python runs by how they started", labels=["how"])
+        runs.add_metric(["forked"], s["forked"])
+        runs.add_metric(["fallback"], s["fallbacks"])
+        starts = CounterMetricFamily("judgebox_forkserver_starts", "Fork-servers started")
+        starts.add_metric([], s["started"])
+        return [runs, starts]
