@@ -226,6 +226,7 @@ def _as_fresh(req, handlers, main_snapshot, modules_snapshot):
     run.restype = ctypes.c_int
     stop = api.Py_Exit
     stop.argtypes = (ctypes.c_int,)
+    stop.restype = None
     path = os.fsencode(script)
     fp = libc.fopen(path, b"rb")
     if not fp:
@@ -243,4 +244,28 @@ def _as_fresh(req, handlers, main_snapshot, modules_snapshot):
     main.clear()
     main.update(main_snapshot)
     _hide_boot_depth()
-    return map(stop, map(bool, map(run, [fp], [path], [1], [None])))
+    # the map keeps __main__ alive until finalization, as the interpreter's own reference does
+    # under ``python <script>``: finalization then clears its namespace (objects' __del__ run)
+    return map(stop, map(_exit_code, map(run, [fp], [path], [1], [None]), [sys.modules["__main__"]]))
+
+
+def _exit_code(failed, _main):
+    """The exit status after the script (``PyRun_SimpleFileExFlags`` returned ``failed``: -1 when it
+    ended in an uncaught exception, already printed): 1 or 0, as ``Modules/main.c`` does; an
+    uncaught ``KeyboardInterrupt`` ends the process by ``SIGINT`` (``exit_sigint``) after the
+    non-daemon threads, ``atexit`` handlers and the stdio flush that ``Py_FinalizeEx`` would do."""
+    last = getattr(sys, "last_type", None)
+    if failed and isinstance(last, type) and issubclass(last, KeyboardInterrupt):
+        threading = sys.modules.get("threading")
+        if threading is not None:
+            threading._shutdown()
+        import atexit
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - as the interpreter's own flush at exit
+                pass
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    return 1 if failed else 0

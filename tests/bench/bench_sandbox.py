@@ -4,7 +4,10 @@ Rows, for each concurrency (default 1, 8, 64):
 
 * ``floor``: spawning a bare ``python -c "print(1)"`` (``subprocess.run``, no sandbox) from that many
   threads: the cost no sandbox can avoid on this machine;
-* ``embedded``: ``LocalSandbox.run_code`` from that many threads, with the default full isolation;
+* ``embedded``: ``LocalSandbox.run_code`` from that many threads, with the default full isolation
+  (python runs forked by the fork-server, :mod:`sandbox.forkserver`);
+* ``spawn``: the same with the fork-server off (``zygote=False``: an interpreter started per run),
+  the figure before the fork-server;
 * ``minimal``: the same with ``isolation="minimal"`` (no filesystem view, PID namespace or disk
   quota): ``embedded - minimal`` is what the per-run view costs (printed as ``view cost``);
 * ``http``: ``POST /run_code`` to a live ``judgebox serve`` on loopback from that many concurrent
@@ -106,6 +109,7 @@ def main() -> None:
     python = settings.python
     sandbox = LocalSandbox(settings)
     bare = LocalSandbox(settings, isolation="minimal")
+    spawning = LocalSandbox(settings, zygote=False)
 
     def floor() -> None:
         out = subprocess.run([python, "-c", "print(1)"], capture_output=True, stdin=subprocess.DEVNULL)
@@ -119,10 +123,14 @@ def main() -> None:
         r = bare.run_code(BODY)
         assert r.status == "Success" and r.run_result.stdout == "1\n", r
 
+    def spawn() -> None:
+        r = spawning.run_code(BODY)
+        assert r.status == "Success" and r.run_result.stdout == "1\n", r
+
     server = start_live_server()
     rows = []
     try:
-        for call in (floor, embedded, minimal):  # warm caches (page cache, imports, uid pool)
+        for call in (floor, embedded, minimal, spawn):  # warm caches (page cache, imports, uid pool)
             call()
         over_http(server.url, 4, 2)
         per_round = max(1, args.requests // args.rounds)
@@ -130,6 +138,7 @@ def main() -> None:
             modes = {"floor": lambda n, c=c: threaded(floor, n, c),
                      "embedded": lambda n, c=c: threaded(embedded, n, c),
                      "minimal": lambda n, c=c: threaded(minimal, n, c),
+                     "spawn": lambda n, c=c: threaded(spawn, n, c),
                      "http": lambda n, c=c: over_http(server.url, n, c)}
             walls = {name: 0.0 for name in modes}
             cpus = {name: 0.0 for name in modes}
@@ -163,6 +172,9 @@ def main() -> None:
     by = {(c, name): (p50, cpu) for c, name, _, p50, _, cpu in rows}
     for c in args.concurrency:
         (full_p50, full_cpu), (min_p50, min_cpu) = by[c, "embedded"], by[c, "minimal"]
+        rates = {name: rps for cc, name, rps, *_ in rows if cc == c}
+        print(f"concurrency {c}: http {rates['http']:.1f} req/s = {rates['http'] / rates['floor']:.2f}x the bare spawn "
+              f"rate; embedded {rates['embedded'] / rates['spawn']:.2f}x the fork-server-off rate")
         print(f"view cost at concurrency {c}: {(full_p50 - min_p50) * 1000:+.1f} ms p50, "
               f"{(full_cpu - min_cpu) * 1000:+.1f} CPU ms per request (embedded full - minimal)")
 
