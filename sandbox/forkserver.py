@@ -38,8 +38,9 @@ class ForkServerUnavailable(RuntimeError):
 
 
 def is_script_command(argv: Sequence[str], python: str) -> bool:
-    """Whether ``argv`` is ``[python, <file>.py]``: the commands the fork-server runs."""
-    return len(argv) == 2 and argv[0] == python and argv[1].endswith(".py") and not argv[1].startswith("-")
+    """Whether ``argv`` is ``[python, <file>.py, *args]``: the commands the fork-server runs (a
+    ``python`` run, the reward harness's runner with its ``--process`` flag)."""
+    return len(argv) >= 2 and argv[0] == python and argv[1].endswith(".py") and not argv[1].startswith("-")
 
 
 class _Zygote:
@@ -98,7 +99,7 @@ class ForkServer:
     def start(self, argv: Sequence[str], cwd: str, env: dict[str, str], rlimits: dict,
               setup: Optional[ChildSetup], user: Optional[int], group: Optional[int],
               fds: Sequence[int]) -> int:
-        """Fork a child that runs ``argv`` (``[python, script]``) with ``fds`` (stdin, stdout, stderr,
+        """Fork a child that runs ``argv`` (``[python, script, *args]``) with ``fds`` (stdin, stdout, stderr,
         error pipe) and the given set-up; returns its pid (the caller's child).
 
         Called inside the run's :meth:`~sandbox.pidns.PidNamespace.spawning` when it has one (the

@@ -349,7 +349,7 @@ def run_process(
             its growth during the command (else the rusage of the reaped process tree).
         spawning: context manager the child is started inside (a fresh PID namespace, see
             :mod:`sandbox.pidns`).
-        forkserver: fork the child from this warm interpreter (``argv`` must be ``[python, script]``,
+        forkserver: fork the child from this warm interpreter (``argv`` must be ``[python, script, *args]``,
             :func:`sandbox.forkserver.is_script_command`); it applies ``setup`` (the data form of
             ``preexec`` and ``seal``), the rlimits and the user switch exactly as a spawned child
             does. If the fork-server fails, the command is spawned.

@@ -83,3 +83,24 @@ def test_switched_off_spawns_every_run():
     box = LocalSandbox(zygote=False)
     assert box.executor.forkserver is None
     assert _print(box) == "2 42\n"
+
+
+def test_which_commands_are_forked():
+    from sandbox.forkserver import is_script_command
+
+    py = "/usr/bin/python3"
+    assert is_script_command([py, "main.py"], py)
+    assert is_script_command([py, "main.py", "--process"], py)  # the reward harness's runner
+    assert not is_script_command([py, "-m", "pytest", "test_main.py"], py)
+    assert not is_script_command(["/other/python", "main.py"], py)
+    assert not is_script_command([py, "main.rb"], py)
+
+
+def test_script_with_arguments_is_forked(sb):
+    """The reward harness's runner is ``python main.py --process`` in ``/run_tests``: forked too."""
+    fs = sb.executor.forkserver
+    before = fs.stats()["forked"]
+    r = sb.run_tests({"code": "import sys\nprint(sys.argv, input())", "language": "python",
+                      "args": ["--process"], "cases": [{"stdin": "a\n"}, {"stdin": "b\n"}]})
+    assert [c.stdout for c in r.run_results] == ["['main.py', '--process'] a\n", "['main.py', '--process'] b\n"]
+    assert fs.stats()["forked"] - before == 2
