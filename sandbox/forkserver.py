@@ -112,7 +112,7 @@ class ForkServer:
         ns_fd = _children_namespace()
         req = {"argv": list(argv), "cwd": cwd, "env": dict(env), "rlimits": dict(rlimits),
                "setup": setup.to_wire() if setup is not None else None, "user": user, "group": group,
-               "ns": ns_fd is not None}
+               "ns": ns_fd is not None, "inherit": inherited_rlimits()}
         try:
             send = list(fds) + ([ns_fd] if ns_fd is not None else [])
             with self._lock:
@@ -195,6 +195,17 @@ class ForkServer:
     def stats(self) -> dict[str, int]:
         """``forked``, ``fallbacks`` and ``started`` counts (served in ``/metrics``)."""
         return {"forked": self.forked, "fallbacks": self.fallbacks, "started": self.started}
+
+
+#: Every rlimit a child inherits (``resource.RLIMIT_*``).
+_RLIMITS = sorted({getattr(resource, n) for n in dir(resource) if n.startswith("RLIMIT_")})
+
+
+def inherited_rlimits() -> list[tuple[int, int, int]]:
+    """``(resource, soft, hard)`` of every rlimit of the server now: a forked child starts from them, as
+    a spawned child inherits them (the fork-server's own were the server's when it started; e.g. a
+    hard ``RLIMIT_STACK`` lowered since then must bound the child's)."""
+    return [(r, *resource.getrlimit(r)) for r in _RLIMITS]
 
 
 def _children_namespace() -> Optional[int]:

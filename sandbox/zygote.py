@@ -5,14 +5,16 @@ with :data:`BOOT` as ``python -c``; it imports only the standard library plus
 :mod:`sandbox.linux` and :mod:`sandbox.childsetup`, loaded by path under a private package name.
 
 Protocol (``SOCK_SEQPACKET``, one request in flight: the server serialises them): the server sends a
-``marshal``-ed dict (``argv``, ``cwd``, ``env``, ``rlimits``, ``setup``, ``user``, ``group``, ``ns``)
+``marshal``-ed dict (``argv``, ``cwd``, ``env``, ``rlimits``, ``setup``, ``user``, ``group``, ``ns``, ``inherit``: the
+server's own rlimits)
 with descriptors ``stdin``, ``stdout``, ``stderr``, an error pipe and, when ``ns``, the PID
 namespace the child must be born in; the fork-server answers ``{"pid": n, "error": None}``.
 
 The child is created by ``clone(CLONE_PARENT)``, so it is the **server's** child, exactly as a
 spawned command is: its exit status, ``wait4`` rusage and pidfd are the server's, and a fork-server
 that dies does not touch the runs in flight. In the child, as in ``subprocess``'s child: the
-descriptors go to 0/1/2, the working folder, default ``SIGPIPE``/``SIGXFSZ``, a new session, then
+descriptors go to 0/1/2, the working folder, default ``SIGPIPE``/``SIGXFSZ``, a new session, the
+server's rlimits of the moment, then
 the whole :func:`sandbox.childsetup.compose` set-up (cgroup, namespaces, view, rlimits, uid,
 seccomp) and every other descriptor closed; the error pipe gets the message of a failed set-up, or
 EOF once the set-up is done. Then the interpreter is put back to what ``python main.py`` would
@@ -25,6 +27,7 @@ import ctypes
 import marshal
 import os
 import platform
+import resource
 import signal
 import socket
 import sys
@@ -163,6 +166,11 @@ def _child(req, fds, sock, childsetup, handlers, main_snapshot, modules_snapshot
         for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # subprocess's restore_signals
             signal.signal(sig, signal.SIG_DFL)
         os.setsid()
+        for res, soft, hard in req["inherit"]:  # the server's rlimits, as a spawned child inherits them
+            try:
+                resource.setrlimit(res, (soft, hard))
+            except (OSError, ValueError):
+                pass
         setup = childsetup.ChildSetup.from_wire(req["setup"]) if req["setup"] is not None else None
         childsetup.compose(req["rlimits"], setup.preexec if setup else None, req["user"], req["group"],
                            setup.seal if setup else None)()

@@ -45,8 +45,9 @@ def open_fds(pid: int) -> int:
 
 
 def children(pid: int) -> int:
-    """Number of child processes of ``pid`` (any state)."""
-    return sum(1 for _, ppid, _, _ in _proc_table() if ppid == pid)
+    """Number of child processes of ``pid`` (any state), not counting Python fork-servers: one lives
+    as long as its sandbox (started at the first python run), like a worker thread, not per call."""
+    return sum(1 for _, ppid, _, cmd in _proc_table() if ppid == pid and "_judgebox_zygote" not in cmd)
 
 
 def rss_MiB(pid: int) -> float:
