@@ -276,6 +276,33 @@ CASES = [
     ("sigint_to_self", "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\nprint('not reached')\n", None, 10, None),
     ("del_at_interpreter_exit",
      "class A:\n    def __del__(self):\n        print('del at exit')\na = A()\nprint('end of script')\n", None, 10, None),
+    # what the interpreter's exit does (the fork-server's child ends by _exit only when none of it can show)
+    ("buffered_file_on_stdout_unclosed",
+     "f = open(1, 'w', closefd=False)\nf.write('flushed by the exit\\n')\nprint('direct')\n", None, 10, None),
+    ("stdout_replaced_by_buffered_wrapper",
+     "import sys, io\nsys.stdout = io.TextIOWrapper(open(1, 'wb', closefd=False))\nprint('via wrapper')\n",
+     None, 10, None),
+    ("generator_finally_at_exit",
+     "def g():\n    try:\n        yield 1\n    finally:\n        print('finally at exit')\nx = g()\nnext(x)\n",
+     None, 10, None),
+    ("weakref_callback_at_exit",
+     "import weakref\nclass A:\n    pass\na = A()\nr = weakref.ref(a, lambda _: print('callback at exit'))\n",
+     None, 10, None),
+    ("weakref_finalize_at_exit",
+     "import weakref\nclass A:\n    pass\na = A()\nweakref.finalize(a, print, 'finalized at exit')\n",
+     None, 10, None),
+    ("del_of_object_kept_in_builtins",
+     "import builtins\nclass A:\n    def __del__(self):\n        print('del from builtins')\nbuiltins.kept = A()\n",
+     None, 10, None),
+    ("del_of_cyclic_garbage",
+     "class A:\n    def __del__(self):\n        print('cycle collected')\na = A()\na.me = a\ndel a\nprint('end')\n",
+     None, 10, None),
+    ("atexit_starts_no_thread_but_prints",
+     "import atexit, sys\natexit.register(lambda: sys.stderr.write('atexit to stderr\\n'))\nprint('x')\n",
+     None, 10, None),
+    ("abc_weakrefs_and_numpy_quick_exit",
+     "import collections.abc, numpy\nprint(isinstance([], collections.abc.Sequence), numpy.arange(4).sum())\n",
+     None, 10, None),
     ("inspect_stack_len", "import inspect\nprint(len(inspect.stack()))\n", None, 10, None),
     ("faulthandler_state", "import faulthandler\nprint(faulthandler.is_enabled())\n", None, 10, None),
     ("stdin_isatty", "import sys\nprint(sys.stdin.isatty(), sys.stdout.isatty(), sys.stderr.isatty())\n", None, 10, None),
@@ -288,6 +315,11 @@ CASES = [
 # run), which a spawned `python main.py` does not have. Its recursion depth is given back
 # (recursion_error_depth: 999 in both; it was 997 before sandbox.zygote._hide_boot_depth).
 KNOWN_DIFFERENCES = {
+    "weakref_callback_at_exit": (
+        "documented difference (found with the exit cases, there before the quick exit): a weakref callback "
+        "that fires while the exit clears __main__ prints under the fork-server (its __main__ is cleared at "
+        "another point of Py_FinalizeEx) and not under spawn; fork-server stdout 'callback at exit\n', "
+        "spawn stdout ''"),
     "inspect_stack_len": (
         "documented difference: inspect.stack() at module level shows the fork-server's bootstrap frame "
         "('<string>', <module>) below main.py; fork-server stdout '2\n', spawn stdout '1\n'"),
