@@ -437,10 +437,13 @@ def encode(x, depth=0):
     (latin-1 text), ``$int`` (decimal text, beyond 2**53), ``$float`` (``nan``/``inf``/``-inf``),
     ``$dict`` (key/value pairs), ``$complex``, ``$deque``, ``$ordered``, ``$counter``, ``$decimal``,
     ``$fraction``, ``$keys``/``$values``/``$items`` (dict views), ``$type`` (a builtin type by name));
-    iterators, ranges and numpy values become lists/numbers. Raises ``TypeError`` for anything else."""
+    iterators, ranges and numpy values become lists/numbers. Raises ``TypeError`` for anything else.
+
+    ``decimal`` and ``fractions`` are looked up, not imported (a value of theirs exists only once
+    its module was imported; importing them costs ~3 ms per process)."""
     import collections
-    import decimal
-    import fractions
+
+    decimal, fractions = sys.modules.get("decimal"), sys.modules.get("fractions")
 
     if depth > 100:
         raise TypeError("value nested deeper than 100 levels")
@@ -467,9 +470,9 @@ def encode(x, depth=0):
         return {"$type": x.__name__}
     if t is complex:
         return {"$complex": [encode(x.real, d), encode(x.imag, d)]}
-    if t is decimal.Decimal:
+    if decimal is not None and t is getattr(decimal, "Decimal", None):
         return {"$decimal": str(x)}
-    if t is fractions.Fraction:
+    if fractions is not None and t is getattr(fractions, "Fraction", None):
         return {"$fraction": [str(x.numerator), str(x.denominator)]}
     base = next((b for b in (bool, int, float, str, bytes, tuple, list, dict, set, frozenset) if isinstance(x, b)), None)
     if base is not None and t is not base:  # a subclass: only its builtin value crosses (a lying __eq__ stays behind)
@@ -484,8 +487,6 @@ def encode(x, depth=0):
 def decode(x, depth=0):
     """The value :func:`encode` encoded; ``ValueError`` for anything it cannot have produced."""
     import collections
-    import decimal
-    import fractions
 
     if depth > 101:
         raise ValueError("value nested too deep")
@@ -504,8 +505,8 @@ def decode(x, depth=0):
         "$deque": lambda: collections.deque(items()), "$bytes": lambda: v.encode("latin-1"),
         "$int": lambda: int(v), "$float": lambda: float(v), "$dict": lambda: dict(pairs()),
         "$ordered": lambda: collections.OrderedDict(pairs()), "$counter": lambda: collections.Counter(dict(pairs())),
-        "$complex": lambda: complex(*items()), "$decimal": lambda: decimal.Decimal(v),
-        "$fraction": lambda: fractions.Fraction(int(v[0]), int(v[1])),
+        "$complex": lambda: complex(*items()), "$decimal": lambda: __import__("decimal").Decimal(v),
+        "$fraction": lambda: __import__("fractions").Fraction(int(v[0]), int(v[1])),
         "$keys": lambda: dict.fromkeys(items()).keys(), "$values": lambda: dict(enumerate(items())).values(),
         "$items": lambda: dict(pairs()).items(), "$type": lambda: _TYPES[v],
     }
