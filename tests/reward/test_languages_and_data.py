@@ -76,6 +76,29 @@ def test_multipl_e_harness_needs_tests_to_complete(lang):
     assert not judge(spec, EARLY_EXIT[lang]).passed
 
 
+FLOOD = {  # 3 MB of the solution's own prints before the right answer (the output limit is 1 MiB)
+    "cpp": "    for (int k = 0; k < 3000; k++) std::cout << std::string(1000, 'x') << std::endl;\n",
+    "java": "        for (int k = 0; k < 3000; k++) System.out.println(\"x\".repeat(1000));\n",
+    "go": "    for k := 0; k < 3000; k++ { fmt.Println(strings.Repeat(\"x\", 1000)) }\n",
+    "js": "  for (let k = 0; k < 3000; k++) console.log('x'.repeat(1000));\n",
+    "rs": "    for _ in 0..3000 { println!(\"{}\", \"x\".repeat(1000)); }\n",
+}
+
+
+@pytest.mark.parametrize("lang", list(FLOOD))
+def test_multipl_e_solution_printing_megabytes_still_passes(lang):
+    """A right MultiPL-E answer that first prints 3 MB of debug output is accepted, as MultiPL-E's own
+    harness accepts it (it ignores stdout): the harness keeps stdout for its marker and sends the
+    program's prints to /dev/null (before, the marker fell past the 1 MiB output limit: not accepted).
+    (Not bash: there a function's stdout is its return value.)"""
+    spec = multipl(lang)
+    code = FLOOD[lang] + CLOSE[lang]
+    if lang == "go":
+        spec = spec.model_copy(update={"prefix": spec.prefix.replace('"fmt"', '"fmt"\n    "strings"', 1)})
+    j = judge(spec, code)
+    assert (j.verdict, j.pass_rate) == (Verdict.accepted, 1.0), j.message
+
+
 def apps_rows():
     return [json.loads(line) for line in (SHARED / "apps_sample.jsonl").open()]
 
