@@ -356,10 +356,10 @@ def _nothing_left_to_finalize():
         objects = gc.get_objects()
         if len(objects) > QUIET_EXIT_MAX_OBJECTS:
             return False
-        for obj in objects:
-            kind = type(obj)
-            if hasattr(kind, "__del__") or (isinstance(obj, weak) and not _bookkeeping_weakref(obj)):
-                return False
-        return True
+        kinds = set(map(type, objects))  # per type, not per object: 200k objects cost ~5 ms
+        if any(hasattr(kind, "__del__") for kind in kinds):
+            return False
+        weak_kinds = {kind for kind in kinds if issubclass(kind, weak)}
+        return not weak_kinds or all(_bookkeeping_weakref(obj) for obj in objects if type(obj) in weak_kinds)
     except Exception:  # noqa: BLE001 - any doubt: the interpreter's own exit
         return False
