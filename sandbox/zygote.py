@@ -179,6 +179,9 @@ def _child(req, fds, sock, childsetup, handlers, main_snapshot, modules_snapshot
         setup = childsetup.ChildSetup.from_wire(req["setup"]) if req["setup"] is not None else None
         childsetup.compose(req["rlimits"], setup.preexec if setup else None, req["user"], req["group"],
                            setup.seal if setup else None)()
+        # A process that changed its uid is not dumpable until it execs: its /proc/self files
+        # (environ, ...) would stay root's and unreadable to the run, unlike a spawned run's.
+        childsetup.linux.prctl(childsetup.linux.PR_SET_DUMPABLE, 1)
         os.closerange(3, errpipe)
         os.closerange(errpipe + 1, 1 << 30)
         job = _as_fresh(req, handlers, main_snapshot, modules_snapshot)
