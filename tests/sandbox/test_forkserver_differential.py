@@ -303,6 +303,9 @@ CASES = [
     ("abc_weakrefs_and_numpy_quick_exit",
      "import collections.abc, numpy\nprint(isinstance([], collections.abc.Sequence), numpy.arange(4).sum())\n",
      None, 10, None),
+    ("gc_callback_at_exit",
+     "import gc\ngc.callbacks.append(lambda phase, info: print('gc', phase) if phase == 'stop' else None)\n"
+     "print('end')\n", None, 10, None),
     ("proc_self_files_readable",  # a forked child that changed uid is not dumpable unless made so
      "import os\nprint(len(open('/proc/self/environ', 'rb').read()) > 0, sorted(os.listdir('/proc/self/fd')))\n"
      "print(os.stat('/proc/self/environ').st_uid == os.getuid())\n", None, 10, None),
