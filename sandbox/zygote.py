@@ -328,7 +328,7 @@ def _nothing_left_to_finalize():
       here first (the interpreter's own next step) and must leave no thread behind;
     * ``sys.stdout``/``sys.stderr`` are the interpreter's own, unbuffered (``PYTHONUNBUFFERED``:
       written through to the descriptor, nothing pending);
-    * no ``gc.callbacks`` (the exit's collections call them);
+    * no ``gc.callbacks`` (the exit's collections call them), no trace or profile function;
     * no object made since the fork (:func:`gc.freeze` set the fork-server's apart) whose type has
       a finalizer (``__del__``: user classes, every ``io`` object, generators, coroutines) and no
       weak reference with a callback or proxy; objects the collector does not track (ints, strings,
@@ -355,8 +355,8 @@ def _nothing_left_to_finalize():
         threading = sys.modules.get("threading")
         if threading is not None and threading.active_count() != 1:
             return False
-        if gc.callbacks:  # the exit's collections would call them
-            return False
+        if gc.callbacks or sys.gettrace() is not None or sys.getprofile() is not None:
+            return False  # the exit's collections call them; a tracer sees the exit's Python code
         import _weakref
         weak = (_weakref.ReferenceType, _weakref.ProxyType, _weakref.CallableProxyType)
         objects = gc.get_objects()

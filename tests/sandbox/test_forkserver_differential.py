@@ -306,6 +306,9 @@ CASES = [
     ("gc_callback_at_exit",
      "import gc\ngc.callbacks.append(lambda phase, info: print('gc', phase) if phase == 'stop' else None)\n"
      "print('end')\n", None, 10, None),
+    ("profile_function_at_exit",
+     "import sys, threading\nsys.setprofile(lambda frame, event, arg: print(event, frame.f_code.co_name)"
+     " if event == 'call' else None)\nprint('end')\n", None, 10, None),
     ("proc_self_files_readable",  # a forked child that changed uid is not dumpable unless made so
      "import os\nprint(len(open('/proc/self/environ', 'rb').read()) > 0, sorted(os.listdir('/proc/self/fd')))\n"
      "print(os.stat('/proc/self/environ').st_uid == os.getuid())\n", None, 10, None),
@@ -321,6 +324,10 @@ CASES = [
 # run), which a spawned `python main.py` does not have. Its recursion depth is given back
 # (recursion_error_depth: 999 in both; it was 997 before sandbox.zygote._hide_boot_depth).
 KNOWN_DIFFERENCES = {
+    "profile_function_at_exit": (
+        "documented difference: a profile or trace function still set when the script ends also sees the "
+        "fork-server's own exit code (calls of sandbox/zygote.py's _exit_code and what it calls) before the "
+        "interpreter's exit, which it then sees as under spawn (call _shutdown ...)"),
     "weakref_callback_at_exit": (
         "documented difference (found with the exit cases, there before the quick exit): a weakref callback "
         "that fires while the exit clears __main__ prints under the fork-server (its __main__ is cleared at "
