@@ -338,6 +338,8 @@ def _nothing_left_to_finalize():
     ``python main.py``.
     """
     try:
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            return False  # it would see the exit's Python code (and so this function's)
         threading = sys.modules.get("threading")
         if threading is not None and (threading.active_count() != 1 or threading._threading_atexits):
             return False
@@ -355,8 +357,8 @@ def _nothing_left_to_finalize():
         threading = sys.modules.get("threading")
         if threading is not None and threading.active_count() != 1:
             return False
-        if gc.callbacks or sys.gettrace() is not None or sys.getprofile() is not None:
-            return False  # the exit's collections call them; a tracer sees the exit's Python code
+        if gc.callbacks:  # the exit's collections call them
+            return False
         import _weakref
         weak = (_weakref.ReferenceType, _weakref.ProxyType, _weakref.CallableProxyType)
         objects = gc.get_objects()
