@@ -141,6 +141,8 @@ class _Judging:
         self.pending: list[TestResult] = []
         self.jury_key: Optional[str] = None  # set while the checker is also run on the jury's answers
         self._stdout: dict[int, str] = {}
+        #: a unittest harness's test methods: (passed, ran and not skipped by the tests themselves)
+        self.methods: Optional[tuple[int, int]] = None
 
     # the two faces ------------------------------------------------------------------------------
     def run(self, call: Callable[[RunTestsRequest], RunTestsResponse]) -> Judgement:
@@ -300,6 +302,8 @@ class _Judging:
         status = (m or {}).get("status")
         if m and m.get("error"):
             res.stderr = (res.stderr + "\n" + str(m["error"])).strip()[-_HEAD:]
+        if m and status in ("ok", "fail") and all(type(m.get(k)) is int for k in ("ran", "skipped", "total")):
+            self.methods = (m["ran"], m["total"] - m["skipped"])  # the unittest runner's counts
         named = {"compile_error": Verdict.compile_error, "test_error": Verdict.test_data_error,
                  "fail": Verdict.wrong_answer, "error": Verdict.runtime_error, "skip": Verdict.skipped}
         if status in named:
@@ -386,7 +390,10 @@ class _Judging:
         failed = next((r for r in results if r.verdict != Verdict.accepted), None)
         verdict = Verdict.accepted if failed is None and results else (failed.verdict if failed else Verdict.skipped)
         detail = (failed.stderr.strip() or failed.stdout.strip())[-_HEAD:] if failed else ""
-        return Judgement(verdict=verdict, n_passed=n_passed, n_total=len(results), tests=results,
+        n_total = len(results)
+        if self.methods is not None and len(results) == 1 and self.methods[1] > 0:
+            n_passed, n_total = self.methods  # a unittest file: its test methods, as unittest counted them
+        return Judgement(verdict=verdict, n_passed=n_passed, n_total=n_total, tests=results,
                          message=message or detail)
 
 

@@ -44,6 +44,8 @@ class Judgement(BaseModel):
     """A submission's outcome: overall verdict, counts and per-test detail.
 
     ``n_total`` counts every test of the problem (none dropped); ``pass_rate = n_passed / n_total``.
+    For a unittest harness the tests are its test methods as ``unittest`` ran them (a skip the test
+    file declares is neither passed nor counted), though ``tests`` holds the one run of the file.
     ``verdict`` is ``accepted`` only when every test passed.
     """
 

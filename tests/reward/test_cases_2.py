@@ -276,6 +276,19 @@ def test_bug_055_unittest_features(tests, want):
     assert unittest_verdict(tests).verdict == want
 
 
+def test_unittest_pass_rate_counts_test_methods():
+    """A unittest file's pass rate is over its test methods (the trial's F3: it was all or nothing per
+    file): 2 of 3 pass -> 0.667, wrong_answer; a declared skip is not counted; all pass -> 1.0."""
+    tests = ("import unittest\nclass T(unittest.TestCase):\n    def test_a(self): self.assertEqual(task_func(1), 2)\n"
+             "    def test_b(self): self.assertEqual(task_func(2), 4)\n"
+             "    def test_c(self): self.assertEqual(task_func(-3), 6)\n"
+             "    @unittest.skip('later')\n    def test_d(self): self.fail()\n")
+    j = unittest_verdict(tests)
+    assert (j.verdict, j.n_passed, j.n_total, round(j.pass_rate, 3)) == (Verdict.wrong_answer, 2, 3, 0.667)
+    j = unittest_verdict(tests, "def task_func(x): return abs(2 * x)\n")
+    assert (j.verdict, j.n_passed, j.n_total, j.pass_rate) == (Verdict.accepted, 3, 3, 1.0)
+
+
 def test_bug_055_a_skip_raised_by_the_solution_is_not_neutral():
     """A solution that raises SkipTest on inputs it cannot handle gets an error, not a neutral skip."""
     tests = ("import unittest\nclass T(unittest.TestCase):\n    def test_a(self): self.assertEqual(task_func(1), 2)\n"
