@@ -23,6 +23,7 @@ start with (:func:`_as_fresh`) and the script runs through ``PyRun_SimpleFileExF
 ``__file__``, tracebacks, ``SystemExit`` and the exit code come from the interpreter itself.
 """
 
+import _weakref
 import ctypes
 import gc
 import marshal
@@ -295,7 +296,6 @@ def _bookkeeping_weakref(ref):
     """Whether ``ref`` is a plain weak reference whose callback, if any, is the standard library's
     own bookkeeping (``WeakSet``/``WeakValueDictionary``/``WeakKeyDictionary`` entries, ``abc``'s
     registries: every ``isinstance`` against an ABC makes these), never a program's."""
-    import _weakref
     if type(ref) is not _weakref.ReferenceType and type(ref).__module__ not in ("_weakrefset", "weakref"):
         return False
     callback = ref.__callback__
@@ -311,7 +311,7 @@ def _bookkeeping_weakref(ref):
 
 #: A run whose heap holds more tracked objects than this is finalized by the interpreter without
 #: looking (the look would cost more than it can save).
-QUIET_EXIT_MAX_OBJECTS = 200_000
+QUICK_EXIT_MAX_OBJECTS = 200_000
 
 
 def _nothing_left_to_finalize():
@@ -359,10 +359,9 @@ def _nothing_left_to_finalize():
             return False
         if gc.callbacks:  # the exit's collections call them
             return False
-        import _weakref
         weak = (_weakref.ReferenceType, _weakref.ProxyType, _weakref.CallableProxyType)
         objects = gc.get_objects()
-        if len(objects) > QUIET_EXIT_MAX_OBJECTS:
+        if len(objects) > QUICK_EXIT_MAX_OBJECTS:
             return False
         kinds = set(map(type, objects))  # per type, not per object: 200k objects cost ~5 ms
         if any(hasattr(kind, "__del__") for kind in kinds):
