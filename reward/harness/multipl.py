@@ -35,7 +35,9 @@ from typing import Callable
 
 from ..spec import TestDataError
 
-_OK = '{\\"status\\": \\"ok\\"}'
+#: The completion marker's JSON, and the same escaped for a C-like string literal.
+_OK_JSON = '{"status": "ok"}'
+_OK = _OK_JSON.replace('"', '\\"')
 
 
 def _after_match(pattern: str, text: str, insert: str, what: str) -> str:
@@ -135,7 +137,7 @@ def _rust(program: str, tests: str) -> str:
 def _bash(program: str, tests: str) -> str:
     var = f"JUDGEBOX_NONCE_{secrets.token_hex(8)}"  # random per run: the solution cannot name it
     return (f"IFS= read -r {var}\nexec 9>&1 1>/dev/null\n" + program + tests
-            + f'\nprintf "\\n%s %s\\n" "${var}" \'{_OK.replace(chr(92), "")}\' >&9\n')
+            + f'\nprintf "\\n%s %s\\n" "${var}" \'{_OK_JSON}\' >&9\n')
 
 
 #: sandbox language -> builder ``(prefix + code, tests) -> program``.
