@@ -73,6 +73,15 @@ def _nonce_lines(stdout: Optional[str], nonce: str) -> list[dict[str, Any]]:
     return found
 
 
+def without_protocol(stdout: Optional[str], nonce: Optional[str]) -> str:
+    """``stdout`` less the harness's own lines (those that start with ``<nonce> ``): what a test
+    result shows as the program's output. Without a nonce, ``stdout`` as it is."""
+    if not nonce:
+        return stdout or ""
+    prefix = nonce + " "
+    return "".join(line for line in (stdout or "").splitlines(keepends=True) if not line.startswith(prefix))
+
+
 def marker(stdout: Optional[str], nonce: str) -> Optional[dict[str, Any]]:
     """The run's final result: the last nonce line that is not a per-test line (no ``index``), or ``None``."""
     return next((v for v in reversed(_nonce_lines(stdout, nonce)) if "index" not in v), None)
@@ -266,9 +275,13 @@ class _Judging:
         for i in range(n):
             line = lines.get(i)
             if line is None:  # did not run: the run's verdict for the first, skipped after it
-                verdict = Verdict.skipped if missing or whole.verdict == Verdict.accepted else whole.verdict
+                ran = not missing and whole.verdict != Verdict.accepted
                 missing = True
-                results.append(whole.model_copy(update={"index": i, "verdict": verdict}))
+                if ran and whole.verdict == Verdict.time_limit_exceeded:
+                    whole.stderr = (f"{whole.stderr}\n[judgebox] asserts[{i}] was running (the run's limit: "
+                                    f"{n} asserts x run_timeout {self.spec.run_timeout:g} s)")[-_HEAD:]
+                results.append(whole.model_copy(update={"index": i}) if ran else
+                               TestResult(index=i, verdict=Verdict.skipped))
                 continue
             verdict = named.get(line.get("status"), Verdict.runtime_error)
             seconds, cpu = line.get("seconds"), line.get("cpu")
@@ -285,7 +298,8 @@ class _Judging:
             return TestResult(index=i, verdict=Verdict.skipped)
         res = TestResult(index=i, verdict=Verdict.accepted, execution_time=run.execution_time,
                          cpu_time=run.cpu_time, return_code=run.return_code,
-                         stdout=(run.stdout or "")[:_HEAD], stderr=(run.stderr or "")[-_HEAD:])
+                         stdout=without_protocol(run.stdout, self.nonce)[:_HEAD],
+                         stderr=(run.stderr or "")[-_HEAD:])
         res.verdict = self.verdict_of(i, run, res)
         return res
 
@@ -293,6 +307,8 @@ class _Judging:
         if run.status == CommandRunStatus.Error:
             return Verdict.infra_error
         if run.status == CommandRunStatus.TimeLimitExceeded:
+            res.stderr = (res.stderr + f"\n[judgebox] stopped at the time limit after {run.cpu_time or 0:.2f} s "
+                          f"of CPU and {run.execution_time or 0:.2f} s of wall time").strip()[-_HEAD:]
             return Verdict.time_limit_exceeded
         if run.memory_exceeded:
             return Verdict.memory_limit_exceeded

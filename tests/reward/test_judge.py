@@ -191,6 +191,21 @@ def test_bug_045_per_test_verdicts_and_partial_reward():
 
 
 # ---------------------------------------------------------------- kinds and errors
+def test_timed_out_assert_is_named_and_the_harness_protocol_stays_out_of_the_result():
+    """The trial's F8: asserts [pass, endless loop, pass] at run_timeout 1: asserts[1] is the timeout,
+    its result and the judgement's message say so in words (no harness protocol line: those carry
+    the run's nonce), and asserts[2], which never ran, is skipped with no times of its own."""
+    spec = TestSpec(kind="assert", asserts=["assert f(1) == 1", "assert f(2) == 2", "assert f(3) == 3"],
+                    run_timeout=1)
+    j = judge(spec, "def f(x):\n    while x == 2:\n        pass\n    return x\n")
+    assert [t.verdict for t in j.tests] == [Verdict.accepted, Verdict.time_limit_exceeded, Verdict.skipped]
+    assert (j.verdict, j.n_passed, j.n_total) == (Verdict.time_limit_exceeded, 1, 3)
+    assert j.message.startswith("[judgebox] stopped at the time limit after "), j.message
+    assert j.message.endswith("[judgebox] asserts[1] was running (the run's limit: 3 asserts x run_timeout 1 s)")
+    assert j.tests[1].stdout.strip() == "" and '"status"' not in j.message
+    assert (j.tests[2].execution_time, j.tests[2].cpu_time, j.tests[2].stdout) == (None, None, "")
+
+
 def test_python_syntax_error_in_stdio_program_is_compile_error():
     assert judge(stdio(("1 2\n", "3\n")), "a, b = map(int, input().split()) print(a)").verdict == Verdict.compile_error
     assert judge(stdio(("1 2\n", "3\n")), "eval('1 +')").verdict == Verdict.runtime_error
