@@ -161,10 +161,12 @@ class TestSpec(BaseModel):
         """Build a spec from verl/APPS/TACO ``input_output`` data: ``{"inputs", "outputs"[, "fn_name"]
         [, "assert_case"]}``, as a dict or a JSON string.
 
-        stdio inputs/outputs may be strings or lists of lines (joined with ``\n``). With ``fn_name``,
-        each input is the argument list (or a string of one JSON value per line, LiveCodeBench) and
-        each output the JSON value (or its JSON text); a one-element list output also accepts its
-        element (APPS grader rule). Non-empty ``assert_case`` entries make assert tests. A
+        stdio inputs/outputs may be strings or lists of lines (joined with ``\n``, as APPS's
+        ``testing_util.run_test`` joins them). With ``fn_name``, each input is either the argument
+        list, whose output is the return value itself (APPS/TACO), or a string of one JSON value per
+        line, whose output is the JSON text of the return value (LiveCodeBench). An APPS output that
+        is a non-empty list also accepts its first element, the rule of APPS's ``run_test``
+        (``output == expected or output == expected[0]``). Non-empty ``assert_case`` entries make assert tests. A
         ``language`` key sets the spec's language, ``prelude`` names a :data:`reward.preludes.PRELUDES`
         entry, ``input_file``/``output_file`` declare file I/O. ``fields`` override spec fields (``language``,
         ``checker``, ``run_timeout``, ...).
@@ -200,8 +202,7 @@ class TestSpec(BaseModel):
             raise TestDataError("input_output: no test cases")
         fn_name = in_outs.get("fn_name")
         if fn_name:
-            calls = [CallCase(args=_call_args(i, x), expected=_json_value(o, i),
-                              alternatives=[o[0]] if isinstance(o, list) and len(o) == 1 else [])
+            calls = [CallCase(args=_call_args(i, x), **_call_expected(x, o, i))
                      for i, (x, o) in enumerate(zip(inputs, outputs))]
             return cls._build(kind="call", fn_name=fn_name, calls=calls, **fields)
         stdio = [StdioCase(stdin=_text(x, f"inputs[{i}]"), expected=_text(o, f"outputs[{i}]"))
@@ -299,6 +300,20 @@ def _call_args(index: int, value: Any) -> list[Any]:
         except ValueError as exc:
             raise TestDataError(f"inputs[{index}]: expected one JSON value per line ({exc})") from None
     raise TestDataError(f"inputs[{index}]: expected a list of arguments or JSON lines")
+
+
+def _call_expected(args: Any, output: Any, index: int) -> dict[str, Any]:
+    """``expected`` and ``alternatives`` of a call case of :meth:`TestSpec.from_in_outs`: the JSON
+    text of the value after LiveCodeBench text input; else the value, where a non-empty list also
+    accepts its first element (APPS wraps results in a one-element list, shown unwrapped unless
+    it holds ``null``, which would read as a missing value)."""
+    if isinstance(args, str):
+        return {"expected": _json_value(output, index)}
+    if isinstance(output, list) and len(output) == 1 and output[0] is not None:
+        return {"expected": output[0], "alternatives": [output]}
+    if isinstance(output, list) and output:
+        return {"expected": output, "alternatives": [output[0]]}
+    return {"expected": output}
 
 
 def _json_value(value: Any, index: int) -> Any:

@@ -58,19 +58,16 @@ def call_spec(fn_name: str, args: Sequence[list], expected: Sequence[Any], **fie
 
 
 def apps_spec(input_output: Any, **fields: Any) -> TestSpec:
-    """A spec from an APPS/TACO ``input_output`` value (JSON text or dict). Raises ``TestDataError``."""
+    """A spec from an APPS/TACO ``input_output`` value (JSON text or dict), read by the rules of
+    :meth:`reward.spec.TestSpec.from_in_outs` (those of APPS's ``testing_util.run_test``).
+
+    Raises:
+        TestDataError: undecodable JSON, not an object with ``inputs`` and ``outputs``, or bad cases.
+    """
     io = decode_json(input_output, "input_output")
     if not isinstance(io, dict) or "inputs" not in io or "outputs" not in io:
         raise TestDataError("input_output must be an object with 'inputs' and 'outputs'")
-    fn_name: Optional[str] = io.get("fn_name")
-    if not fn_name:
-        return stdio_spec(io["inputs"], io["outputs"], **fields)
-    inputs, outputs = io["inputs"], io["outputs"]
-    if isinstance(inputs, list) and inputs and all(isinstance(i, str) for i in inputs):
-        return call_spec(fn_name, *lcb_call_values(inputs, outputs), **fields)
-    if outputs and all(isinstance(o, list) and len(o) == 1 for o in outputs):
-        outputs = [o[0] for o in outputs]
-    return call_spec(fn_name, inputs, outputs, **fields)
+    return TestSpec.from_in_outs(io, **fields)
 
 
 def lcb_spec(tests: Sequence[dict], fn_name: Optional[str], **fields: Any) -> TestSpec:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from reward import TestSpec, Verdict, judge
 from reward.loaders import FORMATS, get_manifest, list_manifests, load_dataset, load_problems, read_rows
 from reward.loaders.problem import cut_at_stop_tokens
 
@@ -306,3 +307,27 @@ def test_multipl_e_go_import_used_only_by_dropped_code_becomes_blank():
     assert out == program.replace('\t"strings"', '\t_ "strings"')
     # an import the answer never used anywhere stays: the answer does not compile as Go
     assert blank_unused_go_imports(program, '}\nfunc TestF(t *testing.T) { fmt.Println(1) }', "") == program
+
+
+def test_apps_rows_follow_apps_run_test_for_list_outputs(tmp_path):
+    """The trial's F6. APPS's ``testing_util.run_test`` joins a stdin problem's list input and list
+    output with newlines, and accepts a call result equal to the expected value or to its first
+    element. The APPS loader rejected list outputs of stdin problems (data_error), and neither
+    path accepted the first element of a longer list. One rule now serves the loader and
+    ``TestSpec.from_in_outs``."""
+    rows = [{"problem_id": 1, "question": "q", "solutions": "[]",
+             "input_output": json.dumps({"inputs": [["1 2", "3 4"]], "outputs": [["3", "7"]]})},
+            {"problem_id": 2, "question": "q", "solutions": "[]",
+             "input_output": json.dumps({"fn_name": "f", "inputs": [[1], [2], [3]],
+                                         "outputs": [[[1, 2], [3]], ["abc"], [None]]})}]
+    stdin, call = (p.spec for p in load_problems(write_jsonl(tmp_path / "apps.jsonl", rows), "apps"))
+    assert stdin.stdio[0].stdin == "1 2\n3 4\n" and stdin.stdio[0].expected == "3\n7\n"
+    assert judge(stdin, "for _ in range(2):\n    print(sum(map(int, input().split())))").verdict == Verdict.accepted
+    assert [(c.expected, c.alternatives) for c in call.calls] == [
+        ([[1, 2], [3]], [[1, 2]]), ("abc", [["abc"]]), ([None], [None])]
+    accepted = "def f(n):\n    return {1: [1, 2], 2: 'abc', 3: None}[n]"
+    assert [t.verdict for t in judge(call, accepted).tests] == [Verdict.accepted] * 3
+    wrapped = "def f(n):\n    return {1: [[1, 2], [3]], 2: ['abc'], 3: [None]}[n]"
+    assert judge(call, wrapped).verdict == Verdict.accepted
+    assert judge(call, "def f(n):\n    return [3]").n_passed == 0
+    assert call == TestSpec.from_in_outs(json.loads(rows[1]["input_output"]), prelude=call.prelude)
