@@ -29,7 +29,9 @@ any early exit leaves no marker; ``assert a == b`` is rewritten so an object who
 ``__eq__`` lies (Python code from outside the stdlib/site-packages) cannot equal a plain builtin
 value; what the solution changes in ``unittest``'s modules and classes is undone before the tests are
 defined, ``TestCase`` helpers are pinned on the test classes, and every test ``unittest`` loads must
-report an outcome. Code in the same interpreter can still introspect this runner's frames
+report an outcome; builtins the solution replaced (``__build_class__``, ``map``, ``__import__``, ...)
+are put back once it has run, and the tests look builtins up in their own copy, made before the
+solution ran (so a solution function that patches one while a test runs does not reach the tests). Code in the same interpreter can still introspect this runner's frames
 (e.g. ``sys._getframe``): that deliberate attack is out of scope for an in-process harness, and
 closed by ``main.py --process`` (:func:`split_main`), which runs the tests and the nonce in a
 process where the solution's code never runs.
@@ -226,11 +228,13 @@ def main():
     mode = task["mode"]
     tests, batch, setup = _compile_task(task, report, error_text)
 
+    import builtins
     import unittest
 
     test_case = unittest.TestCase
     pristine = dict(vars(test_case))
     saved = _snapshot(unittest)
+    saved_builtins = dict(vars(builtins))  # the tests' own builtins: the solution cannot reach this copy
     result_class = _result_class(unittest, error_text)
     tools = (report, error_text, write_json, clock, cpu)
     restore, run_unittest, assert_loop, call, eq = _restore, _run_unittest, _assert_loop, _call, judgebox_eq
@@ -247,9 +251,11 @@ def main():
     sys.modules["solution"] = module
     try:
         exec(code, module.__dict__)
+        restore(saved, builtins=(builtins, saved_builtins))  # undone before the tests exist
         tests_module = types.ModuleType("__judgebox_tests__")
         ns = tests_module.__dict__
         ns.update(module.__dict__)
+        ns["__builtins__"] = dict(saved_builtins)
         ns["__judgebox_eq__"] = eq
         ns["__name__"] = "__judgebox_tests__"
         sys.modules["__judgebox_tests__"] = tests_module
@@ -263,7 +269,6 @@ def main():
         exec(setup, ns)
         if mode == "asserts":
             report("ok", ran=assert_loop(batch, ns, task.get("stop"), tools))
-        restore(saved)  # what the solution changed in unittest is undone before the tests exist
         exec(tests, ns)
         if mode == "harness":
             entry = task["entry_point"]
@@ -307,8 +312,15 @@ def _snapshot(unittest):
     return [(obj, dict(vars(obj))) for obj in objects]
 
 
-def _restore(saved):
-    """Undo every change to the namespaces of :func:`_snapshot` (added names removed, others reset)."""
+def _restore(saved, builtins=None):
+    """Undo every change to the namespaces of :func:`_snapshot` (added names removed, others reset),
+    and, given ``builtins=(module, its namespace before)``, put back every builtin the solution
+    replaced or deleted (names it added are left: the solution's own code may use them)."""
+    if builtins is not None:
+        module, before = builtins
+        for name, value in before.items():
+            if vars(module).get(name, _MISSING) is not value:
+                setattr(module, name, value)
     for obj, before in saved:
         now = vars(obj)
         for name in [n for n in now if n not in before]:
@@ -570,15 +582,46 @@ def _serve(requests, answers, error_text):
             elif req["op"] == "entry":
                 value = _call(ns, req["name"], decode(req["args"]))
             else:
-                value = ns[req["name"]](*decode(req["args"]), **dict(decode(req["kwargs"])))
+                args, kwargs = decode(req["args"]), dict(decode(req["kwargs"]))
+                value = ns[req["name"]](*args, **kwargs)
             try:
                 out = {"value": encode(value)}
+                if req["op"] == "call":
+                    out.update(_mutated(req, args))
             except (TypeError, ValueError, RecursionError) as exc:
                 out = {"notdata": error_text(exc)}
         except BaseException as exc:  # SystemExit from the solution included: the test sees an error
             out = {"raise": type(exc).__name__, "error": error_text(exc)}
         out["cpu"] = time.process_time() - start
         send(out)
+
+
+def _mutable():
+    import collections
+
+    return (list, dict, set, collections.deque, collections.OrderedDict, collections.Counter)
+
+
+def _mutated(req, args):
+    """The positional arguments of a call that the solution changed in place, encoded:
+    ``{"mutated": {"0": ...}}`` (empty when none was), so the tests' side can apply the change to its
+    own objects (a test may check ``x`` after ``candidate(x)``, as it can in-process)."""
+    kinds = _mutable()
+    changed = {str(i): e for i, a in enumerate(args) if type(a) in kinds
+               for e in [encode(a)] if e != req["args"][i]}
+    return {"mutated": changed} if changed else {}
+
+
+def _write_back(target, value):
+    """Make the tests' own argument ``target`` equal ``value``, its state after the call, in place."""
+    if isinstance(target, dict) or isinstance(target, set):
+        target.clear()
+        target.update(value)
+    elif isinstance(target, list):
+        target[:] = value
+    elif hasattr(target, "extend") and hasattr(target, "clear"):  # a deque
+        target.clear()
+        target.extend(value)
 
 
 class _NotData(Exception):
@@ -605,7 +648,10 @@ class _Solution:
 
     def ask(self, **req):
         """One call's decoded value, or the solution's exception raised here (builtin types kept)."""
-        out = self.answer(**req)
+        return self.value(self.answer(**req))
+
+    def value(self, out):
+        """The decoded value of the raw answer ``out`` (see :meth:`ask`)."""
         self.cpu += float(out.get("cpu") or 0)
         if "notdata" in out:
             raise _NotData(out["notdata"])
@@ -624,7 +670,10 @@ class _Solution:
 
     def proxy(self, name):
         def call(*args, **kwargs):
-            return self.ask(op="call", name=name, args=encode(list(args)), kwargs=encode(kwargs))
+            out = self.answer(op="call", name=name, args=encode(list(args)), kwargs=encode(kwargs))
+            for i, after in (out.get("mutated") or {}).items():  # changed in place by the solution
+                _write_back(args[int(i)], decode(after))
+            return self.value(out)
         call.__name__ = call.__qualname__ = name
         return call
 

@@ -171,6 +171,58 @@ def test_bug_029_patched_test_framework_runs_every_test(solution):
     assert judge(spec, "def task_func(x):\n    return 2 * x\n").passed
 
 
+_BUILD_CLASS = ("import builtins\n_o = builtins.__build_class__\n"
+                "def bc(f, name, *b, **kw):\n    c = _o(f, name, *b, **kw)\n    for m in list(vars(c)):\n"
+                "        if m.startswith('test'):\n            setattr(c, m, lambda self: None)\n    return c\n"
+                "builtins.__build_class__ = bc\n")
+
+
+@pytest.mark.parametrize("solution, verdict", [
+    (_BUILD_CLASS + "def task_func(x):\n    return -1\n", Verdict.wrong_answer),
+    ("import builtins\n_o = builtins.__build_class__\n"
+     "builtins.__build_class__ = lambda f, name, *b, **kw: _o(f, name, object)\n"
+     "def task_func(x):\n    return -1\n", Verdict.wrong_answer),
+])
+def test_a_solution_that_patches_builtins_cannot_empty_or_pass_the_unittest_file(solution, verdict):
+    """The trial's findings 1-2: a solution replacing ``builtins.__build_class__`` turned every test
+    method of the (in-process) unittest file into a no-op (accepted 2/2, reward 1.0), or made the
+    file define no TestCase (test_data_error: reward masked instead of 0). Builtins are put back
+    after the solution ran, so both are the wrong answers they are."""
+    j = judge(TestSpec(kind="harness", harness=UNITTEST), solution)
+    assert (j.verdict, j.n_passed, j.n_total) == (verdict, 0, 2), j.message
+    assert j.tests[0].harness_isolation == "in-process"
+
+
+@pytest.mark.parametrize("solution", [
+    "import builtins\nbuiltins.map = lambda f, xs: [2, 3]\ndef add(a, b):\n    return 0\n",
+    "import builtins\ndef add(a, b):\n    builtins.map = lambda f, xs: [2, 3]\n    return 0\n",
+])
+def test_a_builtin_patched_by_the_solution_does_not_reach_in_process_asserts(solution):
+    """The trial's finding 5: with a lambda in the tests (so in-process), ``builtins.map`` replaced at
+    import or while a test runs made a wrong ``add`` pass. The tests look builtins up in their own
+    copy, made before the solution ran."""
+    spec = TestSpec(kind="assert", asserts=["assert add(0, 0) == 0",
+                                            "assert list(map(lambda x: add(x, 1), [1, 2])) == [2, 3]"])
+    j = judge(spec, solution)
+    assert [t.verdict for t in j.tests] == [Verdict.accepted, Verdict.wrong_answer]
+    assert j.tests[0].harness_isolation == "in-process"
+    assert judge(spec, "def add(a, b):\n    return a + b\n").passed
+
+
+def test_a_solution_that_changes_its_argument_in_place_is_judged_as_in_process():
+    """The trial's finding 4: the tests-apart harness passed the solution copies of the arguments,
+    so a test checking ``x`` after ``candidate(x)`` failed a right ``a.sort()`` (wrong_answer). The
+    arguments the solution changed come back and are applied to the tests' own objects."""
+    harness = ("def check(candidate):\n    x, d, s = [3, 1, 2], {'a': [1]}, {1}\n"
+               "    assert candidate(x, d, s) is None\n"
+               "    assert x == [1, 2, 3] and d == {'a': [1], 'b': (2, 3)} and s == {1, 5}\n")
+    spec = TestSpec(kind="harness", harness=harness, entry_point="f")
+    j = judge(spec, "def f(a, d, s):\n    a.sort()\n    d['b'] = (2, 3)\n    s.add(5)\n")
+    assert (j.verdict, j.tests[0].harness_isolation) == (Verdict.accepted, "process"), j.message
+    j = judge(spec, "def f(a, d, s):\n    a = sorted(a)\n    d['b'] = (2, 3)\n    s.add(5)\n")
+    assert j.verdict == Verdict.wrong_answer
+
+
 # ---------------------------------------------------------------- G. threads and timeouts
 def test_bug_030_judging_from_a_worker_thread_times_out_without_signals():
     """BUG-030: from a worker thread: TLE in about the limit, no 'signal only works in main thread'."""
