@@ -8,11 +8,14 @@ the nonce (from stdin, first line, read before the tests run) and how it prints
 - ``cpp``: the nonce is read by the unit's first static initializer (before any of the solution's)
   into a per-run randomly named variable; a guard object declared first in the tests' ``main``
   prints in its destructor, which runs on a normal return from ``main`` only (not on ``exit``,
-  ``abort`` or a failed ``assert``);
+  ``abort`` or a failed ``assert``); before the tests, the solution's macros that the tests name
+  are ``#undef``'d and ``assert`` is the harness's own (a failed one prints ``{"status": "fail"}``
+  and traps);
 - ``java``: the tests' ``main`` is renamed and called from a runner class that prints afterwards;
 - ``go``: the ``TestXxx`` functions run from a generated ``main`` via ``testing.Main`` (``go test``
   hides a passing binary's output); a last test prints when every test returned unfailed;
-- ``nodejs``/``bash``: a statement after the tests prints;
+- ``nodejs``/``bash``: a statement after the tests prints (Node.js: the tests' ``require`` is the
+  module's own, taken before the solution runs, and the ``assert`` module is frozen);
 - ``rust``: the tests' ``main`` is renamed and called from a new ``main`` that prints afterwards.
 
 In every language the harness keeps the program's stdout for itself and sends the solution's and
@@ -38,6 +41,8 @@ from ..spec import TestDataError
 #: The completion marker's JSON, and the same escaped for a C-like string literal.
 _OK_JSON = '{"status": "ok"}'
 _OK = _OK_JSON.replace('"', '\\"')
+#: The failed-assert marker (C++), escaped the same way.
+_FAIL = '{"status": "fail"}'.replace('"', '\\"')
 
 
 def _after_match(pattern: str, text: str, insert: str, what: str) -> str:
@@ -47,23 +52,42 @@ def _after_match(pattern: str, text: str, insert: str, what: str) -> str:
     return text[: m.end()] + insert + text[m.end():]
 
 
+#: A preprocessing directive's ``#``: also the digraph ``%:`` and the trigraph ``??=``.
+_CPP_DEFINE = re.compile(r"(?:#|%:|\?\?=)\s*define\s+([A-Za-z_]\w*)")
+
+
+def _cpp_reset(program: str, tests: str, fail: str) -> str:
+    """Directives that go between the solution and the tests: every macro the program ``#define``s
+    whose name the tests use is ``#undef``'d (``#define assert(x)``, ``#define candidate(...) true``),
+    and ``assert`` is defined again, to call ``fail`` (the unit's function of a per-run random name)."""
+    spliced = program.replace("\\\n", "").replace("\\\r\n", "")
+    undef = sorted(set(_CPP_DEFINE.findall(spliced)) & set(re.findall(r"[A-Za-z_]\w*", tests)) | {"assert"})
+    return ("\n" + "".join(f"#undef {name}\n" for name in undef)
+            + f"#define assert(...) ((__VA_ARGS__) ? (void)0 : {fail}())\n")
+
+
 def _cpp(program: str, tests: str) -> str:
     # The nonce is read by the first static initializer of the unit (C++ runs a unit's dynamic
     # initializers in definition order), before any initializer of the solution can read stdin,
     # into a variable whose name is random per run, so the solution cannot name it.
     # The same initializer moves descriptor 1 to /dev/null and keeps a copy for the marker.
+    # A failed assert prints the failure marker and ends the run by __builtin_trap(), no library
+    # function, so a solution's own __assert_fail or abort cannot make it return.
     var = f"judgebox_nonce_{secrets.token_hex(8)}"
     out = f"judgebox_out_{secrets.token_hex(8)}"
+    fail = f"judgebox_fail_{secrets.token_hex(8)}"
     reader = (f"static int {out} = -1;\n"
               f"static std::string {var} = [] {{ std::string s; std::getline(std::cin, s); {out} = dup(1); "
               "int null_ = open(\"/dev/null\", O_WRONLY); if (null_ >= 0) { dup2(null_, 1); close(null_); } "
-              "return s; }();\n")
+              "return s; }();\n"
+              f"[[noreturn]] static void {fail}() {{ std::string line = \"\\n\" + {var} + \" {_FAIL}\\n\"; "
+              f"if (write({out}, line.data(), line.size()) < 0) {{}} __builtin_trap(); }}\n")
     guard = ("struct JudgeboxDone_ { std::string n; int fd; ~JudgeboxDone_() { std::cout.flush(); "
              "std::string line = \"\\n\" + n + \" " + _OK + "\\n\"; "
              f"if (write(fd, line.data(), line.size()) < 0) {{}} }} }} judgebox_done_{{{var}, {out}}};")
     tests = _after_match(r"\bint\s+main\s*\([^)]*\)\s*\{", tests, guard, "'int main() {'")
     return ("#include <iostream>\n#include <string>\n#include <fcntl.h>\n#include <unistd.h>\n"
-            + reader + program + tests)
+            + reader + program + _cpp_reset(program, tests, fail) + tests)
 
 
 def _java(program: str, tests: str) -> str:
@@ -110,9 +134,17 @@ def _go(program: str, tests: str) -> str:
 
 
 def _nodejs(program: str, tests: str) -> str:
-    var = f"judgeboxNonce_{secrets.token_hex(8)}"  # random per run: the solution cannot name it
+    # Names random per run: the solution cannot name them. The module's own require is taken before
+    # the solution runs and serves the tests' require() calls (a hoisted `function require` of the
+    # solution does not reach them; one that shadows `module` makes the first line throw), and the
+    # assert module is frozen, so `require('node:assert').deepEqual = () => {}` changes nothing.
+    var = f"judgeboxNonce_{secrets.token_hex(8)}"
     out = f"judgeboxWrite_{secrets.token_hex(8)}"
-    return (f"const {var} = require('fs').readFileSync(0, 'utf8').split('\\n')[0].trim();\n"
+    req = f"judgeboxRequire_{secrets.token_hex(8)}"
+    tests = re.sub(r"\brequire\s*\(", f"{req}(", tests)
+    return (f"const {req} = module.require.bind(module);\n"
+            f"Object.freeze({req}('node:assert')); Object.freeze({req}('node:assert').strict);\n"
+            f"const {var} = {req}('fs').readFileSync(0, 'utf8').split('\\n')[0].trim();\n"
             f"const {out} = process.stdout.write.bind(process.stdout);\n"
             "process.stdout.write = function () { return true; };\n"
             + program + tests + f"\n{out}(\"\\n\" + {var} + \" {_OK}\\n\");\n")

@@ -316,3 +316,35 @@ def test_cpp_helper_after_the_function_is_placed_before_it_and_main_dropped():
     assert code == ("#include<assert.h>\n#include<bits/stdc++.h>\nbool close_pair(float a, float b, float t);\n"
                     + helper + header.split("\n", 1)[1] + body[:-1])
     assert j.verdict == Verdict.accepted, j.message
+
+
+CPP_FORGERIES = [
+    "#undef assert\n#define assert(x) ((void)0)\n    return 0;\n",                  # the trial's finding 3
+    "%:define assert(x) 1\n    return 0;\n",                                          # a digraph directive
+    "#def\\\nine candidate(...) 1\n    return 0;\n",                                  # a spliced directive
+    "    return 0;\n}\nextern \"C\" void __assert_fail(const char*, const char*, unsigned int, const char*) noexcept {}\n"
+    "long unused_(long x) {\n    return x;\n",                                        # assert's failure made to return
+]
+
+
+@pytest.mark.parametrize("completion", CPP_FORGERIES)
+def test_cpp_solution_cannot_redefine_the_tests_assert(completion):
+    """MultiPL-E's C++ program is one unit: a solution redefining `assert` (plainly, by a digraph or a
+    spliced line) or `candidate`, or supplying its own `__assert_fail`, made `add` returning 0
+    accepted. The solution's macros that the tests name are #undef'd before the tests and `assert` is
+    judgebox's own, ending a failed run by __builtin_trap(): a failed assert is a wrong answer."""
+    code, j = restated("cpp", "HumanEval_53_add", completion)
+    assert (j.verdict, j.passed) == (Verdict.wrong_answer, False), (code, j.message)
+    assert restated("cpp", "HumanEval_53_add", "    return x + y;\n")[1].verdict == Verdict.accepted
+
+
+@pytest.mark.parametrize("completion", [
+    "  return 0;\n}\nrequire('node:assert').deepEqual = () => {};\n",                # the trial's finding 3
+    "  return 0;\n}\nfunction require() { return { deepEqual() {} }; }\n",           # a hoisted require
+])
+def test_js_solution_cannot_patch_or_replace_the_tests_assert(completion):
+    """The tests' require() is the module's own, taken before the solution runs, and the assert
+    module is frozen: patching it or declaring a `function require` no longer passes `add` -> 0."""
+    code, j = restated("js", "HumanEval_53_add", completion)
+    assert not j.passed, (code, j.message)
+    assert restated("js", "HumanEval_53_add", "  return x + y;\n}\n")[1].verdict == Verdict.accepted
