@@ -360,7 +360,6 @@ def run_process(
         a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set.
     """
     clock = Clock(limits, cpu_seconds)
-    clock.start = start = time.monotonic()
     proc: Optional[_Started] = None
     if forkserver is not None:
         try:
@@ -373,6 +372,10 @@ def run_process(
         proc = _spawn(argv, cwd, env, child_preexec(limits, preexec, user, group, seal), spawning)
         if isinstance(proc, str):
             return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=proc)
+    # The clock starts once the program exists: waiting for the fork-server (its start, on a loaded
+    # host, can take seconds) is the sandbox's time, not the program's, and no run-queue counter
+    # of the program's covers it.
+    clock.start = start = time.monotonic()
     if started is not None:
         started(proc.pid)
 
