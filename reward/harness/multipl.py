@@ -15,7 +15,8 @@ the nonce (from stdin, first line, read before the tests run) and how it prints
 - ``go``: the ``TestXxx`` functions run from a generated ``main`` via ``testing.Main`` (``go test``
   hides a passing binary's output); a last test prints when every test returned unfailed;
 - ``nodejs``/``bash``: a statement after the tests prints (Node.js: the tests' ``require`` is the
-  module's own, taken before the solution runs, and the ``assert`` module is frozen);
+  module's own, taken before the solution runs, and the ``assert`` module is frozen; bash: the
+  solution runs in a subshell per call of its function, never in the tests' shell);
 - ``rust``: the tests' ``main`` is renamed and called from a new ``main`` that prints afterwards.
 
 In every language the harness keeps the program's stdout for itself and sends the solution's and
@@ -24,6 +25,11 @@ MultiPL-E's harnesses ignore them): ``cpp`` and ``bash`` move descriptor 1 (the 
 copy of it), ``java`` ``System.setOut``, ``go`` ``os.Stdout``, ``nodejs`` ``process.stdout.write``,
 ``rust`` descriptor 1 by ``dup``/``dup2``. A solution that prints megabytes of debug output no
 longer pushes the marker past the sandbox's output limit.
+
+A failed assertion of the tests prints ``<nonce> {"status": "fail"}`` (``wrong_answer``) in C++
+(the harness's ``assert``), Java (``AssertionError`` out of the tests' ``main``), Go (a test marked
+failed), Rust (a panic whose message starts with ``assertion``) and Node.js (an uncaught
+``AssertionError``); any other failure, and every failure in bash, is a ``runtime_error``.
 
 Passing needs the marker **and** exit status 0. The nonce lives in the same process as the
 solution, so deliberate introspection could forge it; every early exit (``exit(0)``,
@@ -41,8 +47,9 @@ from ..spec import TestDataError
 #: The completion marker's JSON, and the same escaped for a C-like string literal.
 _OK_JSON = '{"status": "ok"}'
 _OK = _OK_JSON.replace('"', '\\"')
-#: The failed-assert marker (C++), escaped the same way.
-_FAIL = '{"status": "fail"}'.replace('"', '\\"')
+#: The failed-test marker (a test's assertion failed: wrong_answer), and the same escaped.
+_FAIL_JSON = '{"status": "fail"}'
+_FAIL = _FAIL_JSON.replace('"', '\\"')
 
 
 def _after_match(pattern: str, text: str, insert: str, what: str) -> str:
@@ -104,7 +111,8 @@ def _java(program: str, tests: str) -> str:
         "        String nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();\n"
         "        java.io.PrintStream out = System.out;\n"
         "        System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));\n"
-        f"        {owner[-1]}.judgeboxTestsMain(args);\n"
+        f"        try {{\n            {owner[-1]}.judgeboxTestsMain(args);\n        }} catch (AssertionError e) {{\n"
+        f"            out.println(\"\\n\" + nonce + \" {_FAIL}\");\n            out.flush();\n            throw e;\n        }}\n"
         f"        out.println(\"\\n\" + nonce + \" {_OK}\");\n        out.flush();\n    }}\n}}\n")
 
 
@@ -129,7 +137,8 @@ def _go(program: str, tests: str) -> str:
         "\t\tjudgeboxos.Stdout = null\n\t}\n"
         "\ttests := []judgeboxtesting.InternalTest{\n" + wrapped +
         f"\t\t{{Name: \"TestJudgeboxMarker\", F: func(t *judgeboxtesting.T) {{ if passed == {len(names)} {{ "
-        f"out.WriteString(\"\\n\" + string(nonce) + \" {_OK}\\n\") }} }}}},\n\t}}\n"
+        f"out.WriteString(\"\\n\" + string(nonce) + \" {_OK}\\n\") }} else {{ "
+        f"out.WriteString(\"\\n\" + string(nonce) + \" {_FAIL}\\n\") }} }}}},\n\t}}\n"
         "\tjudgeboxtesting.Main(func(pat, str string) (bool, error) { return true, nil }, tests, nil, nil)\n}\n")
 
 
@@ -147,6 +156,8 @@ def _nodejs(program: str, tests: str) -> str:
             f"const {var} = {req}('fs').readFileSync(0, 'utf8').split('\\n')[0].trim();\n"
             f"const {out} = process.stdout.write.bind(process.stdout);\n"
             "process.stdout.write = function () { return true; };\n"
+            f"process.on('uncaughtException', (e) => {{ process.exitCode = 1; console.error(e); "
+            f"if (e instanceof {req}('node:assert').AssertionError) {out}(\"\\n\" + {var} + \" {_FAIL}\\n\"); }});\n"
             + program + tests + f"\n{out}(\"\\n\" + {var} + \" {_OK}\\n\");\n")
 
 
@@ -161,15 +172,33 @@ def _rust(program: str, tests: str) -> str:
         "    let out = unsafe { dup(1) };\n"
         "    if let Ok(null) = std::fs::OpenOptions::new().write(true).open(\"/dev/null\") {\n"
         "        unsafe { dup2(null.into_raw_fd(), 1); }\n    }\n"
-        "    judgebox_tests_main();\n    let _ = std::io::stdout().flush();\n"
         "    let mut out = unsafe { std::fs::File::from_raw_fd(out) };\n"
+        "    if let Err(panic) = std::panic::catch_unwind(judgebox_tests_main) {\n"
+        "        let text = panic.downcast_ref::<String>().map(|s| s.as_str())\n"
+        "            .or_else(|| panic.downcast_ref::<&str>().copied()).unwrap_or(\"\");\n"
+        "        if text.starts_with(\"assertion\") {\n"
+        "            let _ = write!(out, \"\\n{} {{\\\"status\\\": \\\"fail\\\"}}\\n\", nonce.trim());\n        }\n"
+        "        std::process::exit(101);\n    }\n"
+        "    let _ = std::io::stdout().flush();\n"
         "    let _ = write!(out, \"\\n{} {{\\\"status\\\": \\\"ok\\\"}}\\n\", nonce.trim());\n}\n")
 
 
 def _bash(program: str, tests: str) -> str:
+    # The tests' shell never runs the solution: the solution's text (up to the tests' `candidate()`)
+    # is kept in a variable, and each call of the entry function runs it in a subshell, with the
+    # solution's own output and the marker's descriptor closed, then calls its function there. A
+    # solution's functions and aliases (`set() { :; }`, `alias '[['=...`) stay in that subshell.
     var = f"JUDGEBOX_NONCE_{secrets.token_hex(8)}"  # random per run: the solution cannot name it
-    return (f"IFS= read -r {var}\nexec 9>&1 1>/dev/null\n" + program + tests
-            + f'\nprintf "\\n%s %s\\n" "${var}" \'{_OK_JSON}\' >&9\n')
+    full = program + tests
+    m = re.search(r"(?m)^candidate\(\)\s*\{\s*(\w+)", full)
+    if not m:  # not MultiPL-E's layout: the solution shares the tests' shell
+        return (f"IFS= read -r {var}\nexec 9>&1 1>/dev/null\n" + full
+                + f'\nprintf "\\n%s %s\\n" "${var}" \'{_OK_JSON}\' >&9\n')
+    code, entry, end = f"JUDGEBOX_SOLUTION_{secrets.token_hex(8)}", m.group(1), f"JUDGEBOX_END_{secrets.token_hex(8)}"
+    return (f"IFS= read -r {var}\nexec 9>&1 1>/dev/null\n"
+            f"IFS= read -r -d '' {code} <<'{end}'\n{full[:m.start()]}\n{end}\n"
+            f"{entry}() {{ ( unset -f {entry}; eval \"${code}\" >/dev/null 9>&-; {entry} \"$@\" 9>&- ); }}\n"
+            + full[m.start():] + f'\nprintf "\\n%s %s\\n" "${var}" \'{_OK_JSON}\' >&9\n')
 
 
 #: sandbox language -> builder ``(prefix + code, tests) -> program``.

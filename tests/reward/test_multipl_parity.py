@@ -348,3 +348,33 @@ def test_js_solution_cannot_patch_or_replace_the_tests_assert(completion):
     code, j = restated("js", "HumanEval_53_add", completion)
     assert not j.passed, (code, j.message)
     assert restated("js", "HumanEval_53_add", "  return x + y;\n}\n")[1].verdict == Verdict.accepted
+
+
+@pytest.mark.parametrize("lang, wrong, crash, gold", [
+    ("cpp", "    return x - y;\n", "    return std::vector<long>{}.at(x + 7);\n", "    return x + y;\n"),
+    ("java", "        return x - y;\n", "        long[] none = new long[0];\n        return none[(int) x + 7];\n", "        return x + y;\n"),
+    ("go", "    return x - y\n}\n", "    return []int{}[x+7]\n}\n", "    return x + y\n}\n"),
+    ("rs", "    x - y\n}\n", "    let v: Vec<isize> = Vec::new();\n    v[(x + 7) as usize]\n}\n", "    x + y\n}\n"),
+    ("js", "  return x - y;\n}\n", "  return null.x;\n}\n", "  return x + y;\n}\n"),
+])
+def test_multipl_failed_assertion_is_a_wrong_answer_and_a_crash_a_runtime_error(lang, wrong, crash, gold):
+    """The trial's finding 6: a MultiPL-E program whose tests' assertion fails was runtime_error in
+    every language (Python's is wrong_answer; verl's check_correctness said -2, not False). The
+    harnesses now tell a failed assertion (wrong_answer) from a crash of the solution (runtime_error)."""
+    verdicts = [restated(lang, "HumanEval_53_add", c)[1].verdict for c in (wrong, crash, gold)]
+    assert verdicts == [Verdict.wrong_answer, Verdict.runtime_error, Verdict.accepted]
+
+
+@pytest.mark.parametrize("completion", [
+    "    echo 0\n}\nset() { :; }\nf() {\n    :\n",                                  # set -e made a no-op
+    "    echo 0\n}\nshopt -s expand_aliases\nalias '[['='true || [['\nf() {\n    :\n",  # [[ aliased away
+])
+def test_bash_solution_cannot_reach_the_tests_shell(completion):
+    """A bash solution shared the tests' shell: a function named `set` (so `set -e` did nothing) or an
+    alias for `[[` made `add` printing 0 accepted, judged as verl or TRL judge a completion (the spec
+    and the code as they are; `problem.candidate` would cut the code after the function). The
+    solution now runs in a subshell per call."""
+    spec = to_problem(row("sh", "HumanEval_53_add"), 0, "multipl-e-sh").spec
+    j = judge(spec, completion)
+    assert (j.verdict, j.passed) == (Verdict.runtime_error, False), j.message
+    assert judge(spec, "    echo $(( $1 + $2 ))\n").verdict == Verdict.accepted
