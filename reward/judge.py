@@ -205,6 +205,10 @@ class _Judging:
         if compile_verdict is not None:
             self.results = [TestResult(index=i, verdict=compile_verdict) for i in range(self.spec.n_tests)]
             msg = (resp.compile_result.stderr or "")[-_HEAD:] if resp.compile_result else ""
+            if compile_verdict == Verdict.infra_error and resp.compile_result.status == CommandRunStatus.TimeLimitExceeded:
+                c = resp.compile_result
+                msg = (f"[judgebox] the compile was stopped at its time limit after {c.cpu_time or 0:.2f} s of CPU "
+                       f"in {c.execution_time or 0:.2f} s of wall time: the host starved it (judge it again)")
             return self.summary(msg)
         if self.batched:
             self.results = self.unbatch(resp.run_results[0])
@@ -413,12 +417,23 @@ class _Judging:
                          message=message or detail)
 
 
+#: A compile stopped at its time limit with less CPU than this share of its wall time was starved by
+#: the host (a compiler does not sleep; its children's CPU counts): that says nothing of the program.
+_STARVED_COMPILE_CPU_SHARE = 0.5
+
+
 def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[Verdict]:
+    """``None`` when the compile succeeded (or there was none), else the verdict of every test:
+    ``infra_error`` for a sandbox error or a compile stopped at its limit while starved of CPU
+    (less than :data:`_STARVED_COMPILE_CPU_SHARE` of its wall time), else ``compile_error``."""
     if result is None:
         return None
     if result.status == CommandRunStatus.Error:
         return Verdict.infra_error
-    if result.status == CommandRunStatus.TimeLimitExceeded or result.return_code != 0:
+    if result.status == CommandRunStatus.TimeLimitExceeded:
+        wall, cpu = result.execution_time or 0.0, result.cpu_time or 0.0
+        return Verdict.infra_error if cpu < _STARVED_COMPILE_CPU_SHARE * wall else Verdict.compile_error
+    if result.return_code != 0:
         return Verdict.compile_error
     return None
 

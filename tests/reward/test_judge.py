@@ -1,7 +1,10 @@
 """The judge: honest verdicts for every test kind, pinned by the named failure cases (real programs)."""
 
 import concurrent.futures
+import os
 import socket
+import subprocess
+import sys
 import time
 
 import pytest
@@ -232,6 +235,36 @@ def test_bug_030_judging_from_a_worker_thread_times_out_without_signals():
         j = ex.submit(judge, spec, "while True:\n    pass").result()
     assert j.verdict == Verdict.time_limit_exceeded
     assert time.monotonic() - t0 < 6
+
+
+SLOW_COMPILE = ("constexpr long slow() { long s = 0; for (long i = 0; i < 20000000; i++) s += i % 7; return s; }\n"
+                "static_assert(slow() > 0);\nint main() { return 0; }\n")
+
+
+def test_a_compile_starved_by_the_host_is_infra_error_not_compile_error():
+    """A compile stopped at its time limit is a compile_error only when it used the CPU it was given:
+    a compile of several CPU seconds under compile_timeout 0.3 is one (CPU ~ wall); the same under
+    compile_timeout 1 beside busy processes (each its own session, so it is starved with autogroup
+    on or off) is stopped at the wall cap with a fraction of that in CPU (a compiler does not
+    sleep): the host's fault, so infra_error (judge it again), not a verdict on the program."""
+    from reward.judge import _compile_verdict
+    from sandbox import LocalSandbox
+
+    sandbox = LocalSandbox(max_concurrency=1)
+    quick = sandbox.run_code({"code": SLOW_COMPILE, "language": "cpp", "compile_timeout": 0.3}).compile_result
+    assert (quick.status, _compile_verdict(quick)) == ("TimeLimitExceeded", Verdict.compile_error), quick
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+            for _ in range(max(16, 8 * (os.cpu_count() or 2)))]
+    try:
+        time.sleep(0.3)
+        starved = sandbox.run_code({"code": SLOW_COMPILE + "// starved\n", "language": "cpp",
+                                    "compile_timeout": 1}).compile_result
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    assert starved.status == "TimeLimitExceeded" and starved.cpu_time < 0.5 * starved.execution_time, starved
+    assert _compile_verdict(starved) == Verdict.infra_error
 
 
 def test_bug_045_per_test_verdicts_and_partial_reward():
