@@ -31,10 +31,11 @@ value; what the solution changes in ``unittest``'s modules and classes is undone
 defined, ``TestCase`` helpers are pinned on the test classes, and every test ``unittest`` loads must
 report an outcome; builtins the solution replaced (``__build_class__``, ``map``, ``__import__``, ...)
 are put back once it has run, and the tests look builtins up in their own copy, made before the
-solution ran (so a solution function that patches one while a test runs does not reach the tests). Code in the same interpreter can still introspect this runner's frames
-(e.g. ``sys._getframe``): that deliberate attack is out of scope for an in-process harness, and
-closed by ``main.py --process`` (:func:`split_main`), which runs the tests and the nonce in a
-process where the solution's code never runs.
+solution ran (so a solution function that patches one while a test runs does not reach the tests).
+Code in the same interpreter can still introspect this runner's frames (e.g. ``sys._getframe``):
+that deliberate attack is out of scope for an in-process harness, and closed by ``main.py
+--process`` (:func:`split_main`), which runs the tests and the nonce in a process where the
+solution's code never runs.
 """
 
 import ast
@@ -614,7 +615,7 @@ def _mutated(req, args):
 
 def _write_back(target, value):
     """Make the tests' own argument ``target`` equal ``value``, its state after the call, in place."""
-    if isinstance(target, dict) or isinstance(target, set):
+    if isinstance(target, (dict, set)):
         target.clear()
         target.update(value)
     elif isinstance(target, list):
