@@ -1,9 +1,10 @@
 """Test-case formats shared by several datasets, turned into :class:`reward.spec.TestSpec`.
 
-- APPS/TACO ``input_output``: ``{"inputs": [...], "outputs": [...], "fn_name"?: str}``; with
-  ``fn_name`` each input is the list of arguments and each output the return value, which APPS wraps
-  in a one-element list (unwrapped here when every output is so wrapped). When the inputs are
-  text (LiveCodeBench data in this shape), they follow the LiveCodeBench functional rule below.
+- APPS/TACO ``input_output``: ``{"inputs": [...], "outputs": [...], "fn_name"?: str}``, read by
+  :meth:`reward.spec.TestSpec.from_in_outs`: with ``fn_name`` each input is the list of arguments
+  and each output the return value (a list output also accepts its first element, APPS's rule).
+  When the inputs are text (LiveCodeBench data in this shape), they follow the LiveCodeBench
+  functional rule below.
 - stdin/stdout pairs (CodeContests ``{"input": [...], "output": [...]}``, SandboxFusion
   ``[{"input": {"stdin"}, "output": {"stdout"}}]``).
 - LiveCodeBench ``{"input", "output", "testtype": "stdin" | "functional"}``: a functional input is
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional, Sequence
 
-from reward.spec import CallCase, StdioCase, TestDataError, TestSpec
+from reward.spec import StdioCase, TestDataError, TestSpec
 
 
 def decode_json(value: Any, what: str) -> Any:
@@ -44,19 +45,6 @@ def stdio_spec(inputs: Sequence[Any], outputs: Sequence[Any], **fields: Any) -> 
     return TestSpec(kind="stdio", stdio=cases, **fields)
 
 
-def call_spec(fn_name: str, args: Sequence[list], expected: Sequence[Any], **fields: Any) -> TestSpec:
-    """A ``call`` spec: ``args[i]`` is the argument list of case ``i``, ``expected[i]`` its value.
-
-    Raises:
-        TestDataError: no cases, lengths differ, or an argument list is not a list.
-    """
-    _check_pairs(args, expected)
-    if not all(isinstance(a, list) for a in args):
-        raise TestDataError(f"call inputs for {fn_name} must be argument lists")
-    cases = [CallCase(args=a, expected=e) for a, e in zip(args, expected)]
-    return TestSpec(kind="call", fn_name=fn_name, calls=cases, **fields)
-
-
 def apps_spec(input_output: Any, **fields: Any) -> TestSpec:
     """A spec from an APPS/TACO ``input_output`` value (JSON text or dict), read by the rules of
     :meth:`reward.spec.TestSpec.from_in_outs` (those of APPS's ``testing_util.run_test``).
@@ -79,16 +67,8 @@ def lcb_spec(tests: Sequence[dict], fn_name: Optional[str], **fields: Any) -> Te
         return stdio_spec([t["input"] for t in tests], [t["output"] for t in tests], **fields)
     if kinds != {"functional"} or not fn_name:
         raise TestDataError(f"mixed or unnamed functional tests (testtype {sorted(kinds)}, fn_name {fn_name!r})")
-    return call_spec(fn_name, *lcb_call_values([t["input"] for t in tests],
-                                                [t["output"] for t in tests]), **fields)
-
-
-def lcb_call_values(inputs: Sequence[str], outputs: Sequence[Any]) -> tuple[list[list], list]:
-    """LiveCodeBench functional texts -> (argument lists, expected values): one JSON value per input
-    line, one JSON value per output. Raises ``TestDataError`` for text that is not JSON."""
-    args = [[decode_json(line, "functional input") for line in i.split("\n") if line.strip()]
-            for i in inputs]
-    return args, [decode_json(o, "functional output") for o in outputs]
+    return TestSpec.from_in_outs({"fn_name": fn_name, "inputs": [t["input"] for t in tests],
+                                  "outputs": [t["output"] for t in tests]}, **fields)
 
 
 def _check_pairs(inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
