@@ -201,14 +201,10 @@ class _Judging:
         if resp.status == RunStatus.SandboxError or len(resp.run_results) != cases:
             return self.whole(Verdict.infra_error, resp.message or
                               f"sandbox returned {len(resp.run_results)} results for {self.spec.n_tests} tests")
-        compile_verdict = _compile_verdict(resp.compile_result)
-        if compile_verdict is not None:
-            self.results = [TestResult(index=i, verdict=compile_verdict) for i in range(self.spec.n_tests)]
-            msg = (resp.compile_result.stderr or "")[-_HEAD:] if resp.compile_result else ""
-            if compile_verdict == Verdict.infra_error and resp.compile_result.status == CommandRunStatus.TimeLimitExceeded:
-                c = resp.compile_result
-                msg = (f"[judgebox] the compile was stopped at its time limit after {c.cpu_time or 0:.2f} s of CPU "
-                       f"in {c.execution_time or 0:.2f} s of wall time: the host starved it (judge it again)")
+        compiled = _compile_verdict(resp.compile_result)
+        if compiled is not None:
+            verdict, msg = compiled
+            self.results = [TestResult(index=i, verdict=verdict) for i in range(self.spec.n_tests)]
             return self.summary(msg)
         if self.batched:
             self.results = self.unbatch(resp.run_results[0])
@@ -422,19 +418,24 @@ class _Judging:
 _STARVED_COMPILE_CPU_SHARE = 0.5
 
 
-def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[Verdict]:
-    """``None`` when the compile succeeded (or there was none), else the verdict of every test:
-    ``infra_error`` for a sandbox error or a compile stopped at its limit while starved of CPU
-    (less than :data:`_STARVED_COMPILE_CPU_SHARE` of its wall time), else ``compile_error``."""
+def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[tuple[Verdict, str]]:
+    """``None`` when the compile succeeded (or there was none), else ``(verdict of every test,
+    message)``: ``infra_error`` for a sandbox error or a compile stopped at its limit while starved
+    of CPU (less than :data:`_STARVED_COMPILE_CPU_SHARE` of its wall time), else ``compile_error``;
+    the message is the compiler's stderr, or says the host starved the compile."""
     if result is None:
         return None
+    stderr = (result.stderr or "")[-_HEAD:]
     if result.status == CommandRunStatus.Error:
-        return Verdict.infra_error
+        return Verdict.infra_error, stderr
     if result.status == CommandRunStatus.TimeLimitExceeded:
         wall, cpu = result.execution_time or 0.0, result.cpu_time or 0.0
-        return Verdict.infra_error if cpu < _STARVED_COMPILE_CPU_SHARE * wall else Verdict.compile_error
+        if cpu < _STARVED_COMPILE_CPU_SHARE * wall:
+            return Verdict.infra_error, (f"[judgebox] the compile was stopped at its time limit after {cpu:.2f} s "
+                                         f"of CPU in {wall:.2f} s of wall time: the host starved it (judge it again)")
+        return Verdict.compile_error, stderr
     if result.return_code != 0:
-        return Verdict.compile_error
+        return Verdict.compile_error, stderr
     return None
 
 
