@@ -166,8 +166,8 @@ class TestSpec(BaseModel):
         list, whose output is the return value itself (APPS/TACO), or a string of one JSON value per
         line, whose output is the JSON text of the return value (LiveCodeBench). An APPS output that
         is a non-empty list also accepts its first element, the rule of APPS's ``run_test``
-        (``output == expected or output == expected[0]``). Non-empty ``assert_case`` entries make assert tests. A
-        ``language`` key sets the spec's language, ``prelude`` names a :data:`reward.preludes.PRELUDES`
+        (``output == expected or output == expected[0]``). Non-empty ``assert_case`` entries make
+        assert tests. A ``language`` key sets the spec's language, ``prelude`` names a :data:`reward.preludes.PRELUDES`
         entry, ``input_file``/``output_file`` declare file I/O. ``fields`` override spec fields (``language``,
         ``checker``, ``run_timeout``, ...).
 

@@ -189,16 +189,15 @@ def _bash(program: str, tests: str) -> str:
     # solution's own output and the marker's descriptor closed, then calls its function there. A
     # solution's functions and aliases (`set() { :; }`, `alias '[['=...`) stay in that subshell.
     var = f"JUDGEBOX_NONCE_{secrets.token_hex(8)}"  # random per run: the solution cannot name it
-    full = program + tests
-    m = re.search(r"(?m)^candidate\(\)\s*\{\s*(\w+)", full)
-    if not m:  # not MultiPL-E's layout: the solution shares the tests' shell
-        return (f"IFS= read -r {var}\nexec 9>&1 1>/dev/null\n" + full
-                + f'\nprintf "\\n%s %s\\n" "${var}" \'{_OK_JSON}\' >&9\n')
-    code, entry, end = f"JUDGEBOX_SOLUTION_{secrets.token_hex(8)}", m.group(1), f"JUDGEBOX_END_{secrets.token_hex(8)}"
-    return (f"IFS= read -r {var}\nexec 9>&1 1>/dev/null\n"
-            f"IFS= read -r -d '' {code} <<'{end}'\n{full[:m.start()]}\n{end}\n"
-            f"{entry}() {{ ( unset -f {entry}; eval \"${code}\" >/dev/null 9>&-; {entry} \"$@\" 9>&- ); }}\n"
-            + full[m.start():] + f'\nprintf "\\n%s %s\\n" "${var}" \'{_OK_JSON}\' >&9\n')
+    body = program + tests
+    m = re.search(r"(?m)^candidate\(\)\s*\{\s*(\w+)", body)
+    if m:  # MultiPL-E's layout; without it the solution shares the tests' shell
+        code, entry, end = f"JUDGEBOX_SOLUTION_{secrets.token_hex(8)}", m.group(1), f"JUDGEBOX_END_{secrets.token_hex(8)}"
+        body = (f"IFS= read -r -d '' {code} <<'{end}'\n{body[:m.start()]}\n{end}\n"
+                f"{entry}() {{ ( unset -f {entry}; eval \"${code}\" >/dev/null 9>&-; {entry} \"$@\" 9>&- ); }}\n"
+                + body[m.start():])
+    return (f"IFS= read -r {var}\nexec 9>&1 1>/dev/null\n" + body
+            + f'\nprintf "\\n%s %s\\n" "${var}" \'{_OK_JSON}\' >&9\n')
 
 
 #: sandbox language -> builder ``(prefix + code, tests) -> program``.
