@@ -7,12 +7,14 @@ from ``/proc/self/cgroup`` and ``/proc/self/mountinfo``) and returns a :class:`C
 
 File names follow the kernel documentation: v2 ``Documentation/admin-guide/cgroup-v2.rst``
 (``memory.max``, ``memory.swap.max``, ``memory.events``, ``memory.oom.group``, ``pids.max``,
-``cgroup.kill``); v1 ``Documentation/admin-guide/cgroup-v1/memory.rst`` and ``pids.rst``
-(``memory.limit_in_bytes``, ``memory.memsw.limit_in_bytes``, ``memory.oom_control``, ``pids.max``).
+``cgroup.kill``, ``cgroup.freeze``, ``cgroup.events``); v1 ``Documentation/admin-guide/cgroup-v1/``
+``memory.rst``, ``pids.rst`` and ``freezer-subsystem.rst`` (``memory.limit_in_bytes``,
+``memory.memsw.limit_in_bytes``, ``memory.oom_control``, ``pids.max``, ``freezer.state``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import itertools
 import os
@@ -76,6 +78,14 @@ class CgroupHost:
         """Whether run cgroups count their CPU time (v2 always; v1 with a ``cpuacct`` hierarchy)."""
         return self.version == 2 or "cpuacct" in self.dirs
 
+    @property
+    def can_freeze(self) -> bool:
+        """Whether run cgroups can be frozen (v2: ``cgroup.freeze``, kernel >= 5.2; v1: a ``freezer``
+        hierarchy)."""
+        if self.version == 1:
+            return "freezer" in self.dirs
+        return os.path.exists(os.path.join(next(iter(self.dirs.values())), "cgroup.freeze"))
+
     def create(self, memory_bytes: int, max_processes: Optional[int]) -> "RunCgroup":
         """Make the cgroup(s) of one run with a memory limit in bytes and a process cap.
 
@@ -132,6 +142,43 @@ class RunCgroup:
         self.cpu_accounting = version == 2 or "cpuacct" in paths
         cpu_dir = paths.get("cpuacct") or paths.get("memory", "")
         self._cpu_file = os.path.join(cpu_dir, "cpu.stat" if version == 2 else "cpuacct.usage")
+        self.can_freeze = version == 2 or "freezer" in paths
+        self._frozen = False
+
+    def freeze(self, wait_s: float = 2.0) -> bool:
+        """Stop every process of the cgroup until :meth:`thaw` (they use no CPU meanwhile); waits
+        until the kernel reports the cgroup frozen. ``True`` when frozen within ``wait_s`` seconds."""
+        if not self.can_freeze:
+            return False
+        self._frozen = True
+        end = time.monotonic() + wait_s
+        if self.version == 2:
+            folder = self.folders[0]
+            _try_write(os.path.join(folder, "cgroup.freeze"), "1")
+            while time.monotonic() < end:
+                with contextlib.suppress(OSError):
+                    if "frozen 1" in _read(os.path.join(folder, "cgroup.events")).splitlines():
+                        return True
+                time.sleep(0.002)
+            return False
+        state = os.path.join(self.paths["freezer"], "freezer.state")
+        while time.monotonic() < end:
+            _try_write(state, "FROZEN")  # again while FREEZING: a forking task may have been missed
+            with contextlib.suppress(OSError):
+                if _read(state).strip() == "FROZEN":
+                    return True
+            time.sleep(0.002)
+        return False
+
+    def thaw(self) -> None:
+        """Let the processes of a frozen cgroup run again (a no-op when not frozen)."""
+        if not self._frozen:
+            return
+        self._frozen = False
+        if self.version == 2:
+            _try_write(os.path.join(self.folders[0], "cgroup.freeze"), "0")
+        else:
+            _try_write(os.path.join(self.paths["freezer"], "freezer.state"), "THAWED")
 
     def cpu_seconds(self) -> float:
         """CPU seconds (user + system) used by every process that ever ran in the cgroup
@@ -197,8 +244,10 @@ class RunCgroup:
         """SIGKILL every process in the cgroup(s) until none is left; ``True`` when empty.
 
         Uses v2 ``cgroup.kill`` where present, else repeated ``kill(2)`` of ``cgroup.procs``
-        (the pids limit bounds how fast a fork bomb can refill it).
+        (the pids limit bounds how fast a fork bomb can refill it). A frozen cgroup is thawed first
+        (a frozen v1 task does not die until thawed).
         """
+        self.thaw()
         if self.version == 2:
             for folder in self.folders:
                 _try_write(os.path.join(folder, "cgroup.kill"), "1")
@@ -285,7 +334,7 @@ def _delegate(base: str, controllers: list[str]) -> None:
 
 def _v1(mounts, own) -> Optional[CgroupHost]:
     dirs: dict[str, str] = {}
-    for controller in ("memory", "pids", "cpuacct"):
+    for controller in ("memory", "pids", "cpuacct", "freezer"):
         for root, point, fstype, opts in mounts:
             if fstype != "cgroup" or controller not in opts or controller not in own:
                 continue

@@ -73,7 +73,8 @@ class SandboxSettings(BaseSettings):
     max_sessions: int = Field(64, ge=0, description="live sessions (kernels) at once; more is HTTP 504")
     max_session_idle_timeout: float = Field(3600.0, gt=0, description="seconds, idle_timeout is clamped to this")
     default_session_timeout: float = Field(30.0, gt=0, description="seconds per cell when a call gives none")
-    session_cpu_limit: float = Field(3600.0, gt=0, description="CPU seconds one session kernel may use in all")
+    session_cpu_limit: float = Field(3600.0, gt=0, description="CPU seconds one session may use in all (every process "
+                                     "and kernel of it, counted by its cgroup; per kernel process without one)")
     interrupt_grace: float = Field(
         2.0, gt=0, description="seconds a timed-out cell gets to stop after SIGINT before the kernel is killed")
     max_code_bytes: int = Field(1 << 20, ge=1024, description="largest session cell (UTF-8 bytes); more is 422")

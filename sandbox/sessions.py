@@ -10,8 +10,13 @@ each own one):
 
 * at most ``max_sessions`` live sessions (kernels being started included); one more raises
   :class:`~sandbox.admission.Overloaded` (HTTP 504 + ``Retry-After``);
-* a session uses CPU only while a cell runs; callers hold an execution slot only then (and while
-  the kernel starts);
+* a session uses CPU only while a cell runs: between cells every process of the session is frozen
+  (cgroup v2 ``cgroup.freeze``, v1 ``freezer.state``), so a thread or daemon a cell left behind
+  computes nothing while the session is idle; callers hold an execution slot only while a cell
+  runs (and while the kernel starts);
+* ``session_cpu_limit`` is the CPU seconds of the whole session (every process of its cgroup,
+  every kernel it had): a cell that reaches it ends with its kernel killed
+  (``KernelDied``, state lost), and every later cell fails the same way at once;
 * a cell's ``timeout`` first interrupts the kernel (SIGINT: ``KeyboardInterrupt`` in the cell,
   state kept); a cell still busy ``interrupt_grace`` seconds later gets its kernel killed (state
   lost). Output printed before the timeout is returned either way;
@@ -52,7 +57,7 @@ from .models import (
 )
 
 if TYPE_CHECKING:
-    from .jupyter import Kernel
+    from .kernel import Kernel
 
 log = logging.getLogger("judgebox.sessions")
 
@@ -102,6 +107,7 @@ class KernelSession:
             self.iso = self._stack.enter_context(ex.isolation.for_run(ex.root, self.memory_MB))
             self.workdir = self._stack.enter_context(ex.workdir({}, self.iso))
             self._start_kernel()
+            self._freeze()
         except SessionStartError:
             self._cleanup()
             raise
@@ -113,7 +119,7 @@ class KernelSession:
             raise
 
     def _start_kernel(self) -> None:
-        from .jupyter import Kernel  # jupyter_client is imported on first use only
+        from .kernel import Kernel  # jupyter_client is imported on first use only
 
         s = self.executor.settings
         limits = replace(self.executor.limits(s.max_run_timeout), wall_limit=s.session_cpu_limit)
@@ -122,8 +128,27 @@ class KernelSession:
             kernel.start()
         except Exception as exc:
             kernel.stop()
-            raise SessionStartError(f"kernel failed to start: {type(exc).__name__}: {exc}{kernel.log_tail()}") from exc
+            tail = kernel.log_tail()
+            kernel.close_log()
+            raise SessionStartError(f"kernel failed to start: {type(exc).__name__}: {exc}{tail}") from exc
         self.kernel = kernel
+
+    def _freeze(self) -> None:
+        """Freeze every process of the session (between cells)."""
+        if self.iso.freeze is not None:
+            self.iso.freeze()
+
+    def _thaw(self) -> None:
+        if self.iso.thaw is not None:
+            self.iso.thaw()
+
+    def _cpu_used(self) -> Optional[float]:
+        """CPU seconds the session used so far (all its processes), ``None`` where not counted."""
+        return self.iso.cpu_seconds() if self.iso.cpu_seconds is not None else None
+
+    def _over_budget(self) -> bool:
+        used = self._cpu_used()
+        return used is not None and used >= self.executor.settings.session_cpu_limit
 
     def close(self) -> None:
         """Close the session: kill its kernel and every process it started, remove its folder,
@@ -147,6 +172,7 @@ class KernelSession:
             self._cleaned = True
             if self.kernel is not None:
                 self.kernel.stop()
+                self.kernel.close_log()
                 self.kernel = None
             self._stack.close()
 
@@ -188,14 +214,37 @@ class KernelSession:
                 self._cleanup()
 
     def _run(self, code: str, timeout: float) -> SessionRunResult:
+        self._thaw()
+        if self.kernel is not None:
+            self.kernel.wait_if_killed()  # killed while frozen: it exits now, before the cell is sent
+        try:
+            return self._run_thawed(code, timeout)
+        finally:
+            if self.kernel is not None and not self.closed:
+                self._freeze()
+
+    def _budget_spent(self) -> str:
+        limit = self.executor.settings.session_cpu_limit
+        return (f"the kernel was killed: the session used its CPU budget of {limit:g} CPU seconds "
+                "(session_cpu_limit); create a new session")
+
+    def _run_thawed(self, code: str, timeout: float) -> SessionRunResult:
         pod = self.executor.settings.pod_name
+        if self._over_budget():
+            lost = self.kernel is not None
+            if self.kernel is not None:
+                self._stop_kernel()
+            why = self._budget_spent()
+            return SessionRunResult(status=RunStatus.Failed, error={"ename": "KernelDied", "evalue": why,
+                                                                    "traceback": []},
+                                    state="lost" if lost or self._lost else "kept", message=why,
+                                    executor_pod_name=pod)
         if self.kernel is not None and not self.kernel.alive():
             rc = self.kernel.exit_code()
             memory = self._memory_exceeded()
             self._lost = ("the kernel was killed for exceeding the memory limit while idle" if memory
                           else f"the kernel died while idle (exit code {rc})")
-            self.kernel.stop()
-            self.kernel = None
+            self._stop_kernel()
         if self.kernel is None:
             try:
                 self._start_kernel()
@@ -208,7 +257,8 @@ class KernelSession:
         assert kernel is not None
         cell = CellRunResult()
         start = time.monotonic()
-        outcome = kernel.run_cell(code, cell, start + timeout, self.executor.settings.interrupt_grace)
+        outcome = kernel.run_cell(code, cell, start + timeout, self.executor.settings.interrupt_grace,
+                                  self._over_budget)
         elapsed = round(time.monotonic() - start, 6)
         if self.closed:
             outcome = "closed"
@@ -219,11 +269,13 @@ class KernelSession:
             error = {"ename": "TimeLimitExceeded", "traceback": [],
                      "evalue": f"the cell did not finish within {timeout:g}s; it was interrupted and the "
                                "session state is kept"}
-        elif outcome in ("timeout", "died", "closed"):
-            kernel.stop()  # every process of the session goes; the folder stays
-            self.kernel = None
+        elif outcome in ("timeout", "died", "closed", "budget"):
+            self._stop_kernel()  # every process of the session goes; the folder stays
             state = "lost"
-            if outcome == "timeout":
+            if outcome == "budget":
+                why = self._budget_spent()
+                error = {"ename": "KernelDied", "traceback": [], "evalue": why}
+            elif outcome == "timeout":
                 why = (f"the cell did not finish within {timeout:g}s and did not stop within "
                        f"{self.executor.settings.interrupt_grace:g}s of an interrupt; the kernel was killed")
                 error = {"ename": "TimeLimitExceeded", "traceback": [], "evalue": why}
@@ -241,8 +293,16 @@ class KernelSession:
         return SessionRunResult(
             status=status, stdout=cell.stdout, stderr=cell.stderr, display=cell.display, error=error,
             execution_time=elapsed, memory_exceeded=memory, timed_out=outcome in ("interrupted", "timeout"),
-            state=state, stdout_truncated="stdout" in kernel.truncated,
-            stderr_truncated="stderr" in kernel.truncated, message=message, executor_pod_name=pod)
+            state=state, stdout_truncated=cell.stdout_truncated, stderr_truncated=cell.stderr_truncated,
+            display_truncated=cell.display_truncated, error_truncated=cell.error_truncated, message=message,
+            executor_pod_name=pod)
+
+    def _stop_kernel(self) -> None:
+        """Stop the kernel (every process of the session goes; the folder stays)."""
+        kernel, self.kernel = self.kernel, None
+        if kernel is not None:
+            kernel.stop()
+            kernel.close_log()
 
     def _memory_exceeded(self) -> bool:
         return bool(self.iso.memory_exceeded and self.iso.memory_exceeded())

@@ -154,8 +154,8 @@ def test_gateway_routes_each_session_to_its_replica_and_never_elsewhere(stack):
         for s in sessions:
             s.run("n = 0")
             for _ in range(8):
-                r = s.run("n += 1\nimport socket; print(n, socket.gethostname())")
-            assert r.stdout == f"8 {s.session_id.split('-')[0]}\n"
+                r = s.run("n += 1\nprint(n)")
+            assert r.stdout == "8\n"
             assert r.executor_pod_name == s.session_id.split("-")[0]
         listed = sum(len(httpx.get(f"{stack.url}/sessions", timeout=30).json()["sessions"]) for _ in range(4))
         assert listed >= 6  # GET /sessions answers for one replica at a time

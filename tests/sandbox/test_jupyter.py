@@ -11,26 +11,9 @@ import base64
 import time
 
 import httpx
-import pytest
 
-from sandbox import RunJupyterResponse
 
 from tests.sandbox.procs import alive_with, unique_sleep, zombies_of
-
-
-@pytest.fixture(params=["embedded", "http"])
-def run_jupyter(request):
-    """``run_jupyter(body) -> RunJupyterResponse`` through the embedded sandbox, then over HTTP."""
-    if request.param == "embedded":
-        return request.getfixturevalue("local_sandbox").run_jupyter
-    url = request.getfixturevalue("live_server")
-
-    def over_http(body: dict) -> RunJupyterResponse:
-        r = httpx.post(f"{url}/run_jupyter", json=body, timeout=120)
-        assert r.status_code == 200, r.text
-        return RunJupyterResponse.model_validate(r.json())
-
-    return over_http
 
 
 def test_cells_run_in_order_sharing_state_and_errors_do_not_stop_the_notebook(run_jupyter):

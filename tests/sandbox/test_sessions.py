@@ -11,42 +11,12 @@ import os
 
 import pytest
 
-from sandbox import LocalSandbox, SandboxClient, SessionNotFound
+from sandbox import SessionNotFound
 from sandbox.errors import SandboxRequestError
 
 from tests.sandbox.procs import alive_with, unique_sleep
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture(scope="module")
-def embedded() -> LocalSandbox:
-    """An embedded sandbox of its own (its sessions are closed with it)."""
-    sandbox = LocalSandbox()
-    yield sandbox
-    sandbox.sessions.close_all()
-
-
-@pytest.fixture(params=["embedded", "http"])
-def open_session(request):
-    """``open_session(**kwargs) -> Session`` on the embedded sandbox, then over HTTP; every session
-    opened is closed after the test."""
-    if request.param == "embedded":
-        owner = request.getfixturevalue("embedded")
-    else:
-        owner = SandboxClient(request.getfixturevalue("live_server"))
-    opened = []
-
-    def open_(**kwargs):
-        session = owner.create_session(**kwargs)
-        opened.append(session)
-        return session
-
-    yield open_
-    for session in opened:
-        session.close()
-    if isinstance(owner, SandboxClient):
-        owner.close()
 
 
 def test_bug_118_variables_imports_and_files_persist_between_calls(open_session):
@@ -111,16 +81,24 @@ def test_a_dead_kernel_is_reported_once_and_replaced(open_session):
 
 
 def test_a_kernel_killed_while_idle_says_state_lost_at_the_next_call(open_session):
-    """The kernel dies between calls (a background thread exits the process): the next call
-    starts a fresh kernel and its result says state lost, with the reason."""
+    """The kernel dies between calls (killed from outside): the next call starts a fresh kernel and
+    its result says state lost, with the reason."""
     s = open_session()
-    s.run("import threading, time, os\nthreading.Thread(target=lambda: (time.sleep(0.5), os._exit(9))).start()")
-    import time
-
-    time.sleep(2)
+    folder = s.run("import os; print(next(n for n in os.listdir('.') if n.startswith('.judgebox-kernel-')))").stdout
+    kernel = [p for p in os.listdir("/proc") if p.isdigit() and folder.strip().encode() in _cmdline(p)]
+    assert len(kernel) == 1
+    os.kill(int(kernel[0]), 9)  # from outside: an idle session's processes are frozen, they cannot exit
     r = s.run("print('fresh')")
     assert (r.status, r.stdout, r.state) == ("Success", "fresh\n", "lost")
-    assert r.message == "state lost before this cell: the kernel died while idle (exit code 9)"
+    assert r.message == "state lost before this cell: the kernel died while idle (exit code -9)"
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 def test_memory_limit_kills_the_kernel_and_is_reported(open_session):
@@ -154,19 +132,22 @@ def test_code_over_the_size_limit_is_422(open_session):
 
 def test_session_cells_get_the_isolation_of_run_code(open_session, embedded):
     """A session's kernel runs under the same child set-up as run_code: the same uid, its own
-    network namespace with loopback only, a run cgroup, the scrubbed environment keys, a PID
+    network namespace with loopback only, its own cgroup namespace (every path ``/``), the scrubbed
+    environment keys, a PID
     namespace of its own and a filesystem view without the host's /home and /srv."""
     probe = ("import os, socket\n"
              "print(os.getuid() >= 61000, os.getpid() < 10, os.path.exists('/home') or os.path.exists('/srv'),\n"
              "      os.readlink('/proc/self/ns/net') != SERVER_NS, sorted(socket.if_nameindex()))\n"
-             "print(any('judgebox/run-' in l for l in open('/proc/self/cgroup')))\n"
+             "print(all(l.rstrip().endswith(':/') for l in open('/proc/self/cgroup')),"
+             " os.readlink('/proc/self/ns/cgroup') != SERVER_CG)\n"
              "print(sorted(k for k in os.environ if k.startswith('JUDGEBOX') or k in ('PATH', 'HOME')))")
     probe = probe.replace("SERVER_NS", repr(os.readlink("/proc/self/ns/net")))
+    probe = probe.replace("SERVER_CG", repr(os.readlink("/proc/self/ns/cgroup")))
     session_out = open_session().run(probe).stdout
     run_out = embedded.run_code({"code": probe, "language": "python"}).run_result.stdout
     assert session_out == run_out
     ids, cgroup, _ = session_out.splitlines()
-    assert ids == "True True False True [(1, 'lo')]" and cgroup == "True"
+    assert ids == "True True False True [(1, 'lo')]" and cgroup == "True True"
 
 
 async def test_async_face_runs_sessions_concurrently(open_session):
