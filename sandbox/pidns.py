@@ -24,15 +24,24 @@ in the server. Orphans of the program are re-parented to the init; because the i
 of its pids cgroup on zombies. The
 program's parent is outside its namespace, so it sees ``getppid() == 0``; it cannot see or signal
 the server (``ESRCH``) and cannot signal the init (root, pid 1).
+
+A run cannot put a process outside its tree (the seccomp filter refuses ``clone(CLONE_PARENT)``);
+should one still become the server's child (a zombie of the server keeps its namespace's init in
+``zap_pid_ns_processes`` forever), :meth:`PidNamespace.reap` reaps such strays while it waits, and
+waits at most :data:`REAP_DEADLINE_S` seconds: an init that still has not ended is handed to a
+background reaper and logged, so a request never holds its slot, nor the server's shutdown, on it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
 import subprocess
+import threading
+import time
 from typing import Iterator
 
 from . import linux
@@ -44,6 +53,9 @@ from .process import pid_alive
 INIT = [shutil.which("env", path="/usr/bin:/bin") or "/usr/bin/env", "--ignore-signal=CHLD",
         shutil.which("sleep", path="/usr/bin:/bin") or "/bin/sleep", "infinity"]
 _TAG = "JUDGEBOX_INIT_OF="
+#: Seconds a request waits for the PID namespaces of its commands to end.
+REAP_DEADLINE_S = 5.0
+log = logging.getLogger("judgebox.pidns")
 
 
 class PidNamespace:
@@ -83,12 +95,98 @@ class PidNamespace:
                 except OSError:
                     pass
 
-    def reap(self) -> None:
-        """Kill and reap every init (when the request ends, after its programs were reaped)."""
+    def reap(self, deadline_s: float = REAP_DEADLINE_S) -> None:
+        """Kill and reap every init (when the request ends, after its programs were reaped),
+        reaping strays meanwhile; after ``deadline_s`` seconds the inits still alive go to the
+        background reaper (logged as an error)."""
         self.kill()
         inits, self._inits = self._inits, []
+        end = time.monotonic() + deadline_s
         for init in inits:
-            init.wait()
+            if not _wait_reaping(init, end):
+                log.error("the PID namespace of init %d did not end within %.0f s; handed to the "
+                          "background reaper", init.pid, deadline_s)
+                _background.adopt(init)
+
+
+def _wait_reaping(init: subprocess.Popen, end: float) -> bool:
+    """Wait for ``init`` to exit until ``end`` (monotonic), reaping strays meanwhile; ``True`` if it exited."""
+    try:
+        init.wait(timeout=0.05)
+        return True
+    except subprocess.TimeoutExpired:
+        pass
+    while time.monotonic() < end:
+        reap_strays()
+        try:
+            init.wait(timeout=0.02)
+            return True
+        except subprocess.TimeoutExpired:
+            continue
+    return False
+
+
+def _nspid(status: str) -> list[int]:
+    for line in status.splitlines():
+        if line.startswith("NSpid:"):
+            return [int(x) for x in line.split()[1:]]
+    return []
+
+
+def reap_strays() -> list[int]:
+    """Reap the zombie children of this process that no caller waits for: those in a nested PID
+    namespace whose pid there is 3 or more (pid 1 is an init and pid 2 a program, both waited for
+    by their starters). Returns the pids reaped."""
+    me = os.getpid()
+    with open("/proc/self/status") as f:
+        depth = len(_nspid(f.read()))
+    reaped = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if fields[0] != "Z" or int(fields[1]) != me:
+                continue
+            with open(f"/proc/{name}/status") as f:
+                ns = _nspid(f.read())
+        except (OSError, ValueError, IndexError):
+            continue
+        if len(ns) > depth and ns[-1] >= 3:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(int(name), os.WNOHANG)
+                reaped.append(int(name))
+    return reaped
+
+
+class _Reaper:
+    """Waits, on one daemon thread, for the inits a request gave up on, reaping strays meanwhile."""
+
+    def __init__(self) -> None:
+        self._inits: list[subprocess.Popen] = []
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def adopt(self, init: subprocess.Popen) -> None:
+        with self._lock:
+            self._inits.append(init)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._loop, name="judgebox-pidns-reaper", daemon=True)
+                self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                self._inits = [i for i in self._inits if i.poll() is None]
+                if not self._inits:
+                    self._thread = None
+                    return
+            reap_strays()
+            time.sleep(0.5)
+
+
+_background = _Reaper()
 
 
 def remove_stale() -> int:
