@@ -16,6 +16,7 @@ descriptor and stack rlimits, the switch to the run uid (no supplementary groups
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import os
 import resource
@@ -32,32 +33,64 @@ _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _DEVICES = (("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("random", 1, 8), ("urandom", 1, 9), ("tty", 5, 0))
 _DEV_LINKS = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
               ("stderr", "/proc/self/fd/2"))
+#: resolved here, in the parent: a first look-up in each child would cost more than the call
+_setdomainname = ctypes.CDLL(None, use_errno=True).setdomainname
+try:  # the NIS domain name a new UTS namespace inherits ("(none)" unless the host set one)
+    with open("/proc/sys/kernel/domainname") as _f:
+        _INHERITED_DOMAIN = _f.read().strip()
+except OSError:
+    _INHERITED_DOMAIN = ""
 _RO = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
+#: The run's hostname (its own UTS namespace), also in the view's ``/etc/hosts``.
+HOSTNAME = "sandbox"
+#: Where the skeleton keeps the files bound over masked ``/proc`` entries: under its ``/tmp``, which
+#: the run's own ``/tmp`` covers, so the program never sees them there.
+MASKS = "/tmp/.masks"
 
 
 def set_rlimit(res: int, want: Optional[int]) -> None:
-    """Set soft and hard rlimit ``res`` to ``want`` (its unit: bytes, seconds or a count), clamped
-    to the current hard limit; ``None`` leaves it alone. Never raises: a limit the host does not
-    allow must not fail the run (SandboxFusion#70 failed every request on ``RLIMIT_STACK``)."""
+    """Set soft and hard rlimit ``res`` to ``min(want, current hard)`` (its unit: bytes, seconds or a
+    count), so the program cannot raise it again; ``None`` leaves it alone. Never raises: a limit the
+    host does not allow must not fail the run (SandboxFusion#70 failed every request on ``RLIMIT_STACK``)."""
     if want is None:
         return
     try:
         _, hard = resource.getrlimit(res)
         value = want if hard == resource.RLIM_INFINITY else min(want, hard)
-        resource.setrlimit(res, (value, value if hard == resource.RLIM_INFINITY else hard))
+        resource.setrlimit(res, (value, value))
     except (ValueError, OSError):
         pass
 
 
+#: Every rlimit of this platform (``resource.RLIMIT_*``).
+_ALL_RLIMITS = sorted({getattr(resource, n) for n in dir(resource) if n.startswith("RLIMIT_")})
+
+
+def lock_rlimits(keep: Sequence[int] = ()) -> None:
+    """Lower the hard limit of every rlimit but ``keep`` to its soft limit, so that a program cannot
+    raise a limit the server's own hard limit would still allow (e.g. ``RLIMIT_MEMLOCK``)."""
+    for res in _ALL_RLIMITS:
+        if res in keep:
+            continue
+        try:
+            soft, hard = resource.getrlimit(res)
+            if soft != hard:
+                resource.setrlimit(res, (soft, soft))
+        except (ValueError, OSError):
+            pass
+
+
 def apply_rlimits(rlimits: dict) -> None:
     """The per-command rlimits (see :func:`sandbox.process.command_rlimits`): ``cpu`` seconds,
-    ``fsize`` bytes, ``nofile`` count, ``stack`` bytes (``None``: unchanged); no core files; and
-    ``SIGPIPE`` back to its default (the server ignores it)."""
+    ``fsize`` bytes, ``nofile`` count, ``stack`` bytes (``None``: unchanged); no core files; every
+    hard limit at its soft limit (:func:`lock_rlimits`); and ``SIGPIPE`` back to its default (the
+    server ignores it)."""
     set_rlimit(resource.RLIMIT_CPU, rlimits.get("cpu"))
     set_rlimit(resource.RLIMIT_FSIZE, rlimits.get("fsize"))
     set_rlimit(resource.RLIMIT_NOFILE, rlimits.get("nofile"))
     set_rlimit(resource.RLIMIT_STACK, rlimits.get("stack"))
     set_rlimit(resource.RLIMIT_CORE, 0)
+    lock_rlimits()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
@@ -115,6 +148,19 @@ def unshare_network() -> None:
     loopback_up()
 
 
+def set_hostname(name: str = HOSTNAME) -> None:
+    """Set the host name of the current (fresh) UTS namespace to ``name``, and its NIS domain name
+    to ``(none)`` when it inherited another, so that neither shows the host's.
+
+    Raises:
+        OSError: refused (needs ``CAP_SYS_ADMIN`` over the UTS namespace).
+    """
+    socket.sethostname(name)
+    if _INHERITED_DOMAIN not in ("(none)", "") and _setdomainname(b"(none)", ctypes.c_size_t(6)) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"setdomainname: {os.strerror(err)}")
+
+
 def join_cgroup(procs: Sequence[str]) -> None:
     """Move the calling process into the cgroup(s) whose ``cgroup.procs`` files are ``procs``."""
     for path in procs:
@@ -137,17 +183,28 @@ def seal(bpf: Optional[bytes]) -> None:
 
 
 def enter_view(root: str, binds: Sequence[str], workdir_root: str, extra: Sequence[str], run_dir: str,
-               workdir: str) -> None:
+               workdir: str, masks: Sequence[str] = ()) -> None:
     """Build a run's filesystem view in the current (fresh) mount namespace and make it the root.
+
+    What the program then sees is the table of :mod:`sandbox.mounts`. The order matters: the
+    skeleton is bound onto itself and made read-only first, so that each mask file or folder under
+    its ``/tmp`` (:data:`MASKS`) covers its ``/proc`` entry, read-only, by a single ``mount`` (a bind
+    keeps its source mount's flags), before the run's ``/tmp`` hides them. Every mount point but the
+    working folder's (made in the tmpfs that hides the rest of ``workdir_root``) is a folder of the
+    skeleton, ``/sys`` included: an empty read-only folder where only the ``/sys`` entries among
+    ``binds`` show. About 50 ``mount`` calls in all, 15 of them the masks on a typical host.
 
     Args:
         root: the read-only skeleton (:class:`sandbox.mounts.FilesystemView`).
-        binds: host folders bound read-only at their own path.
+        binds: host folders bound read-only at their own path (system folders, toolchains, the
+            ``/sys`` entries of :data:`sandbox.mounts.SYS_ENTRIES`).
         workdir_root: the executor's root, shown as an empty tmpfs but for ``workdir``.
         extra: host folders under ``workdir_root`` bound read-only (the Go build cache).
         run_dir: the run's disk tmpfs (:class:`sandbox.quota.RunDisk`), holding ``tmp``,
             ``var-tmp`` and ``shm``.
         workdir: the run's working folder (read-write at the same path); becomes the working directory.
+        masks: ``/proc`` entries (relative paths, e.g. ``loadavg``, ``sys/kernel/random/boot_id``)
+            covered by the skeleton's files or empty folders of the same relative path under :data:`MASKS`.
 
     Raises:
         OSError: a mount failed (the run does not start).
@@ -155,7 +212,10 @@ def enter_view(root: str, binds: Sequence[str], workdir_root: str, extra: Sequen
     r = root
     linux.mount(None, "/", None, MS_REC | MS_PRIVATE)
     linux.mount(r, r, None, MS_BIND)
+    linux.mount(None, r, None, _RO)
     linux.mount("proc", r + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for name in masks:  # before the run's /tmp hides their sources
+        linux.mount(r + MASKS + "/" + name, r + "/proc/" + name, None, MS_BIND)
     _make_dev(r + "/dev", os.path.join(run_dir, "shm"))
     _bind(os.path.join(run_dir, "tmp"), r + "/tmp", writable=True)
     _bind(os.path.join(run_dir, "var-tmp"), r + "/var/tmp", writable=True)
@@ -170,7 +230,6 @@ def enter_view(root: str, binds: Sequence[str], workdir_root: str, extra: Sequen
         _bind(e, r + e)
     _mkdirs(r + workdir)
     _bind(workdir, r + workdir, writable=True)
-    linux.mount(None, r, None, _RO)
     os.chdir(r)
     linux.pivot_root(".", ".")
     linux.umount(".", MNT_DETACH)
@@ -207,7 +266,8 @@ class ChildSetup:
         cgroup_procs: ``cgroup.procs`` files to join.
         data_bytes, nproc: ``RLIMIT_DATA`` (bytes) and ``RLIMIT_NPROC`` (count) when no cgroup
             enforces memory / processes; ``None``: unchanged.
-        unshare_flags: ``CLONE_NEW*`` flags to unshare before the view (0: none).
+        unshare_flags: ``CLONE_NEW*`` flags to unshare before the view, after the cgroup join (0:
+            none); with ``CLONE_NEWUTS`` the hostname becomes :data:`HOSTNAME` (:func:`set_hostname`).
         loopback: bring ``lo`` up after unsharing (a fresh network namespace).
         view: ``(root, binds, workdir_root, extra, run_dir, workdir)`` for :func:`enter_view`, or ``None``.
         network_only: without a view, enter a fresh network namespace (:func:`unshare_network`).
@@ -225,14 +285,17 @@ class ChildSetup:
         self.view = None if view is None else [list(v) if isinstance(v, (list, tuple)) else v for v in view]
 
     def preexec(self) -> None:
-        """Child side, as root: pid check, cgroup join, memory/process rlimits, namespaces, view."""
+        """Child side, as root: pid check, cgroup join, memory/process rlimits, namespaces (then the
+        hostname of a new UTS namespace), view."""
         if self.pid2:
             check_program_pid()
         join_cgroup(self.cgroup_procs)
         set_rlimit(resource.RLIMIT_DATA, self.data_bytes)
         set_rlimit(resource.RLIMIT_NPROC, self.nproc)
-        if self.unshare_flags:
+        if self.unshare_flags:  # after the cgroup join: a new cgroup namespace is rooted at the run's
             linux.unshare(self.unshare_flags)
+            if self.unshare_flags & linux.CLONE_NEWUTS:
+                set_hostname()
             if self.loopback:
                 loopback_up()
         if self.view is not None:

@@ -81,6 +81,8 @@ class RunIsolation:
         memory_exceeded: ``True`` when the memory limit was hit since its previous call.
         disk_exceeded: ``True`` when the disk quota is full (see :mod:`sandbox.quota`).
         cpu_seconds: CPU seconds used so far by every process of the run (cgroup accounting).
+        freeze, thaw: stop every process of the run (they use no CPU) and let them run again
+            (cgroup freezer; sessions between cells); ``None`` where no freezer is available.
         env: extra environment variables for the program.
         scratch: the run's own folders the view shows as ``/tmp``, ``/var/tmp`` and ``/dev/shm`` (full
             isolation; emptied between the cases of a ``/run_tests`` request).
@@ -98,6 +100,8 @@ class RunIsolation:
     memory_exceeded: Optional[Callable[[], bool]] = None
     disk_exceeded: Optional[Callable[[], bool]] = None
     cpu_seconds: Optional[Callable[[], float]] = None
+    freeze: Optional[Callable[[], object]] = None
+    thaw: Optional[Callable[[], None]] = None
     env: dict[str, str] = field(default_factory=dict)
     scratch: tuple[str, ...] = ()
     setup: Optional[ChildSetup] = None
@@ -292,6 +296,9 @@ class Isolation:
                                        "(cgroup mount read-only or the memory controller missing)")
         if self.cgroups:
             self.cgroups.remove_stale()
+        if self.full and self.cgroups is not None and not self.cgroups.can_freeze:
+            raise IsolationUnavailable("cgroup_freezer", "no cgroup v2 cgroup.freeze and no v1 freezer hierarchy "
+                                       "(an idle session's processes could keep computing)")
         self.bpf, self.seccomp_note = seccomp.try_build_filter()
         if self.full and self.bpf is None:
             raise IsolationUnavailable("seccomp", f"{self.seccomp_note}; pip install pyseccomp "
@@ -299,6 +306,7 @@ class Isolation:
         self.view: Optional[FilesystemView] = None
         if self.full:
             self._require(linux.CLONE_NEWNS | linux.CLONE_NEWPID | linux.CLONE_NEWIPC, "pid_namespace")
+            self._require(linux.CLONE_NEWUTS | linux.CLONE_NEWCGROUP, "uts_and_cgroup_namespaces")
             self.view = FilesystemView(root or tempfile.gettempdir(), _install_dirs(toolchains), shared)
             quota.remove_stale(root or tempfile.gettempdir())
             pidns.remove_stale()
@@ -392,6 +400,7 @@ class Isolation:
             "process_limit": ("cgroup" if has_pids_cgroup else "rlimit_nproc" if self.uids
                               or self._nproc_shared else None),
             "cpu_accounting": "cgroup" if cg and cg.cpu_accounting else "rusage",
+            "cgroup_freezer": bool(cg and cg.can_freeze),
             "unprivileged_user": self.uids is not None,
             "unprivileged_user_note": self.uid_note,
             "toolchains_not_executable_by_run_uid": sorted(self.unreachable) if self.uids else [],
@@ -485,7 +494,9 @@ class Isolation:
                                           else self._nproc_shared)
         data = None if cg is not None else memory + _DATA_HEADROOM
         netns, view, bpf = self.network_namespace, self.view, self.bpf
-        flags = linux.CLONE_NEWNS | linux.CLONE_NEWIPC | (linux.CLONE_NEWNET if netns else 0)
+        # UTS: a hostname of the run's own; cgroup: /proc/self/cgroup shows "/" (unshared after the join)
+        flags = (linux.CLONE_NEWNS | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS | linux.CLONE_NEWCGROUP
+                 | (linux.CLONE_NEWNET if netns else 0))
 
         setup = ChildSetup(
             pid2=pid_ns is not None, cgroup_procs=cg.procs_files if cg is not None else (), data_bytes=data,
@@ -523,7 +534,9 @@ class Isolation:
         return RunIsolation(workdir=folder, spawning=pid_ns.spawning if pid_ns else contextlib.nullcontext,
                             preexec=setup.preexec, seal=setup.seal, setup=setup, user=uid,
                             group=uid, kill_all=kill_all, memory_exceeded=memory_exceeded,
-                            disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds, env=env,
+                            disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds,
+                            freeze=cg.freeze if cg is not None and cg.can_freeze else None,
+                            thaw=cg.thaw if cg is not None and cg.can_freeze else None, env=env,
                             scratch=disk.scratch() if disk else ())
 
 
