@@ -1,22 +1,88 @@
-"""Each case of a ``/run_tests`` request starts from the same files: what the request wrote and the
-compile step produced, nothing a previous case left.
+"""Each case of a ``/run_tests`` request starts from the same working folder: what the request wrote
+and the compile step produced, nothing a previous case left.
 
 Cases share one working folder (the compiled program is built once), so without a reset a case
 could read what an earlier one wrote (its answers, or its progress: a program needing 2 s of CPU
 at ``run_timeout=1`` that saves its state passed later cases, ``pass_rate`` 0.6 instead of 0).
 :class:`CaseReset` takes a snapshot of the working folder after the compile step and, before every
-case after the first, removes what is not in it, rewrites what changed (content, size, mode or
-mtime) and empties the run's own ``/tmp``, ``/var/tmp`` and ``/dev/shm`` (full isolation; under
-``--isolation minimal`` programs use the host's ``/tmp``, which is not reset). As with
-SandboxFusion's one request per case, each case sees a fresh folder.
+case after the first, makes it that snapshot again and empties the run's own ``/tmp``,
+``/var/tmp`` and ``/dev/shm`` (full isolation; under ``--isolation minimal`` programs use the
+host's ``/tmp``, which is not reset). As with SandboxFusion's one request per case, each case sees
+a fresh folder.
+
+What is restored, for every file and folder (the working folder itself included):
+
+* which names exist: anything not in the snapshot (links, fifos, new files and folders) is removed;
+* a file's **content**, compared byte by byte: metadata cannot be trusted (``os.utime`` puts an
+  mtime back, and ``mmap`` writes on tmpfs do not update mtime or ctime); a file with more than
+  one link is made anew (a hard link would carry a later write to another name);
+* mode, owner, access and modification times, and extended attributes (a ``user.*`` attribute or an
+  ACL not in the snapshot is removed). The working folder is given mode 0700 and the run uid, as
+  the isolation made it, so a case that ran ``chmod(".", 0)`` cannot make the next case's start
+  fail.
+
+The run's processes are all dead when :meth:`CaseReset.restore` runs; still, nothing here follows
+a link the run planted: every step works on open folder descriptors (``dir_fd``), moves down by
+name with ``O_NOFOLLOW`` and checks each entry's type with ``lstat``. Folders are walked one open
+descriptor at a time, without recursion, so a deep tree costs neither stack nor descriptors.
+
+What is not reset: inode numbers and ctimes (a restored file is new or newly changed; no byte of
+the snapshot differs).
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import shutil
 import stat
-from typing import Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_CHUNK = 1 << 20
+
+
+@dataclass
+class _Meta:
+    """What a file or folder has besides its content: mode bits, owner, times (ns), xattrs."""
+
+    mode: int
+    uid: int
+    gid: int
+    atime_ns: int
+    mtime_ns: int
+    xattrs: dict[str, bytes]
+
+    @classmethod
+    def of(cls, fd: int) -> "_Meta":
+        st = os.fstat(fd)
+        return cls(stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, st.st_atime_ns, st.st_mtime_ns, _xattrs(fd))
+
+    def apply(self, fd: int) -> None:
+        """Give the open file or folder ``fd`` this metadata (only what differs is changed)."""
+        have = _xattrs(fd)
+        for name in have.keys() - self.xattrs.keys():
+            os.removexattr(fd, name)
+        for name, value in self.xattrs.items():
+            if have.get(name) != value:
+                os.setxattr(fd, name, value)
+        st = os.fstat(fd)
+        if (st.st_uid, st.st_gid) != (self.uid, self.gid):
+            os.fchown(fd, self.uid, self.gid)  # before the mode: a chown clears set-id bits
+        if stat.S_IMODE(os.fstat(fd).st_mode) != self.mode:
+            os.fchmod(fd, self.mode)
+        if (st.st_atime_ns, st.st_mtime_ns) != (self.atime_ns, self.mtime_ns):
+            os.utime(fd, ns=(self.atime_ns, self.mtime_ns))
+
+
+@dataclass
+class _Folder:
+    """One folder of the snapshot: its metadata, its files (name -> (content, metadata)), its subfolders."""
+
+    meta: Optional[_Meta] = None
+    files: dict[str, tuple[bytes, _Meta]] = field(default_factory=dict)
+    folders: list[str] = field(default_factory=list)
 
 
 class CaseReset:
@@ -25,75 +91,241 @@ class CaseReset:
     Args:
         workdir: the run's working folder (after the request's files and the compile step).
         scratch: other folders of the run emptied on every restore.
-        uid: owner of restored files and folders (``None``: as the server).
+        uid: the run uid: owner of the working folder (``None``: as at the snapshot). Every other
+            file and folder gets back the owner it had at the snapshot.
+
+    Raises:
+        OSError: the working folder could not be read (on creation) or written (on :meth:`restore`).
     """
 
     def __init__(self, workdir: str, scratch: Sequence[str] = (), uid: Optional[int] = None) -> None:
         self.workdir, self.scratch, self.uid = workdir, tuple(scratch), uid
-        self.files: dict[str, tuple[bytes, int, int]] = {}
-        self.folders: set[str] = set()
-        for root, dirs, names in os.walk(workdir):
-            for d in dirs:
-                self.folders.add(os.path.relpath(os.path.join(root, d), workdir))
-            for name in names:
-                path = os.path.join(root, name)
-                st = os.lstat(path)
-                if stat.S_ISREG(st.st_mode):
-                    with open(path, "rb") as f:
-                        self.files[os.path.relpath(path, workdir)] = (f.read(), st.st_mode & 0o7777, st.st_mtime_ns)
+        #: the snapshot: relative folder path (``()`` = the working folder) -> its :class:`_Folder`
+        self.folders: dict[tuple[str, ...], _Folder] = {}
+        fd = os.open(workdir, _DIR)
+        try:
+            _walk(fd, self._take, self._took)
+        finally:
+            os.close(fd)
+        root = self.folders[()].meta
+        root.mode = 0o700
+        if uid is not None:
+            root.uid = root.gid = uid
+
+    def _take(self, fd: int, path: tuple[str, ...]) -> list[str]:
+        folder = self.folders[path] = _Folder()
+        for name in sorted(os.listdir(fd)):
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                folder.folders.append(name)
+            elif stat.S_ISREG(st.st_mode):
+                f = os.open(name, _READ, dir_fd=fd)
+                try:
+                    folder.files[name] = (_read(f, st.st_size), _Meta.of(f))
+                finally:
+                    os.close(f)
+        return folder.folders
+
+    def _took(self, fd: int, path: tuple[str, ...]) -> None:
+        self.folders[path].meta = _Meta.of(fd)
 
     def restore(self) -> None:
-        """Make the working folder what it was at the snapshot and empty the scratch folders."""
+        """Make the working folder what it was at the snapshot and empty the scratch folders.
+
+        Raises:
+            OSError: a file or folder could not be restored (an infrastructure failure).
+        """
         for folder in self.scratch:
-            _empty(folder)
-        changed = {}
-        for root, dirs, names in os.walk(self.workdir):
-            for d in list(dirs):
-                path = os.path.join(root, d)
-                if os.path.relpath(path, self.workdir) not in self.folders or os.path.islink(path):
-                    _remove(path)
-                    dirs.remove(d)
-            for name in names:
-                path = os.path.join(root, name)
-                rel = os.path.relpath(path, self.workdir)
-                if rel not in self.files:
-                    _remove(path)
-        for rel, (data, mode, mtime) in self.files.items():
-            path = os.path.join(self.workdir, rel)
             try:
-                st = os.lstat(path)
+                fd = _open_folder(None, folder)
             except FileNotFoundError:
-                st = None
-            if st is not None and stat.S_ISREG(st.st_mode):
-                if st.st_size == len(data) and st.st_mtime_ns == mtime and st.st_mode & 0o7777 == mode:
-                    continue
-            elif st is not None:
-                _remove(path)  # a folder or link where the file was
-            changed[rel] = (data, mode, mtime)
-        if changed:
-            from .executor import write_files
-
-            write_files(self.workdir, {rel: data for rel, (data, _, _) in changed.items()}, self.uid)
-            for rel, (_, mode, mtime) in changed.items():
-                path = os.path.join(self.workdir, rel)
-                os.chmod(path, mode)
-                os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
-
-
-def _remove(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
+                continue
+            try:
+                for name in os.listdir(fd):
+                    _remove(fd, name)
+            finally:
+                os.close(fd)
+        fd = _open_folder(None, self.workdir)
         try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+            # first free all the space a case took (a full disk must not stop a file's restore),
+            # then write back what differs
+            _walk(fd, self._prune, lambda d, path: None)
+            _walk(fd, self._restore_entries, lambda d, path: self.folders[path].meta.apply(d))
+        finally:
+            os.close(fd)
+
+    def _prune(self, fd: int, path: tuple[str, ...]) -> list[str]:
+        """Remove from the open folder ``fd`` (snapshot folder ``path``) every entry that is not in
+        the snapshot, or not of its type, and every file whose size or link count says it differs;
+        return the snapshot's subfolders that are there."""
+        want = self.folders[path]
+        _writable(fd)
+        folders = []
+        for name in os.listdir(fd):
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if name in want.folders and stat.S_ISDIR(st.st_mode):
+                folders.append(name)
+            elif not (name in want.files and stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+                      and st.st_size == len(want.files[name][0])):
+                _remove(fd, name)
+        return folders
+
+    def _restore_entries(self, fd: int, path: tuple[str, ...]) -> list[str]:
+        """Restore the files of the open folder ``fd`` (snapshot folder ``path``, pruned) and make
+        its missing subfolders; they are restored after, its own metadata last (adding entries
+        changes its mtime)."""
+        want = self.folders[path]
+        for name in want.folders:
+            try:
+                os.mkdir(name, 0o700, dir_fd=fd)
+            except FileExistsError:
+                pass
+        for name, (data, meta) in want.files.items():
+            _restore_file(fd, name, data, meta)
+        return want.folders
 
 
-def _empty(folder: str) -> None:
+def _restore_file(fd: int, name: str, data: bytes, meta: _Meta) -> None:
+    """Make ``name`` in the open folder ``fd`` a regular file with ``data`` and ``meta``; a file that
+    differs in content (or has another link) is replaced by a new one."""
     try:
-        names = os.listdir(folder)
+        f = os.open(name, _READ, dir_fd=fd)
     except FileNotFoundError:
+        f = None
+    except PermissionError:  # the server runs as the run's own user, and the run took read away
+        os.unlink(name, dir_fd=fd)
+        f = None
+    if f is not None:
+        try:
+            st = os.fstat(f)
+            if stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and st.st_size == len(data) and _same(f, data):
+                meta.apply(f)
+                return
+        finally:
+            os.close(f)
+        os.unlink(name, dir_fd=fd)
+    f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(f, view[:_CHUNK]):]
+        meta.apply(f)
+    finally:
+        os.close(f)
+
+
+def _remove(fd: int, name: str) -> None:
+    """Remove ``name`` from the open folder ``fd``: a folder with all it holds, else the entry
+    itself (a link is removed, never followed)."""
+    if not stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+        os.unlink(name, dir_fd=fd)
         return
-    for name in names:
-        _remove(os.path.join(folder, name))
+
+    def unlink_files(d: int, _: tuple[str, ...]) -> list[str]:
+        folders = []
+        _writable(d)
+        for n in os.listdir(d):
+            if stat.S_ISDIR(os.stat(n, dir_fd=d, follow_symlinks=False).st_mode):
+                folders.append(n)
+            else:
+                os.unlink(n, dir_fd=d)
+        return folders
+
+    def remove_folders(d: int, _: tuple[str, ...]) -> None:
+        for n in os.listdir(d):  # emptied by now
+            os.rmdir(n, dir_fd=d)
+
+    sub = _open_folder(fd, name)
+    try:
+        _walk(sub, unlink_files, remove_folders)
+    finally:
+        os.close(sub)
+    os.rmdir(name, dir_fd=fd)
+
+
+def _walk(fd: int, enter: Callable[[int, tuple[str, ...]], list[str]],
+          leave: Callable[[int, tuple[str, ...]], None]) -> None:
+    """Depth-first over the open folder ``fd`` and the folders below it, one descriptor at a time.
+
+    ``enter(folder_fd, path)`` handles a folder's own entries and returns the names of the
+    subfolders to visit (each must be a folder, not a link); ``leave(folder_fd, path)`` is called
+    once they all were. ``path`` is the tuple of names from ``fd``. The walk moves down by name
+    (``O_NOFOLLOW``) and back up by ``..``; ``fd`` itself stays open and unchanged.
+    """
+    path: list[str] = []
+    todo = [list(reversed(enter(fd, ())))]
+    cur = os.dup(fd)
+    try:
+        while True:
+            if todo[-1]:
+                name = todo[-1].pop()
+                nxt = _open_folder(cur, name)
+                os.close(cur)
+                cur = nxt
+                path.append(name)
+                todo.append(list(reversed(enter(cur, tuple(path)))))
+                continue
+            leave(cur, tuple(path))
+            todo.pop()
+            if not path:
+                return
+            nxt = os.open("..", _DIR, dir_fd=cur)
+            os.close(cur)
+            cur = nxt
+            path.pop()
+    finally:
+        os.close(cur)
+
+
+def _open_folder(fd: Optional[int], name: str) -> int:
+    """Open folder ``name`` of the open folder ``fd`` (``None``: ``name`` is a path), never through a
+    link. A server that is not root runs as the run's own user: a folder whose rights the run took
+    away is given its owner's rights back (after ``lstat`` said it is a folder)."""
+    try:
+        return os.open(name, _DIR, dir_fd=fd)
+    except PermissionError:
+        if os.geteuid() == 0 or not stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+            raise
+    os.chmod(name, 0o700, dir_fd=fd)
+    return os.open(name, _DIR, dir_fd=fd)
+
+
+def _writable(fd: int) -> None:
+    """Let a server that is not root change the entries of the open folder ``fd`` (root always can);
+    the folder's own mode is restored after."""
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if os.geteuid() != 0 and mode & 0o700 != 0o700:
+        os.fchmod(fd, mode | 0o700)
+
+
+def _xattrs(fd: int) -> dict[str, bytes]:
+    """The extended attributes of the open ``fd`` (``{}`` where the filesystem has none)."""
+    try:
+        return {name: os.getxattr(fd, name) for name in os.listxattr(fd)}
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return {}
+        raise
+
+
+def _read(fd: int, size: int) -> bytes:
+    """The content of the open file ``fd`` (``size``: its expected length in bytes)."""
+    parts, n = [], 0
+    while True:
+        chunk = os.read(fd, max(size - n, 0) + _CHUNK)
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+        n += len(chunk)
+
+
+def _same(fd: int, data: bytes) -> bool:
+    """Whether the open file ``fd`` holds exactly ``data`` (read in 1 MiB chunks from the start)."""
+    at = 0
+    while True:
+        chunk = os.pread(fd, _CHUNK, at)
+        if not chunk:
+            return at == len(data)
+        if data[at:at + len(chunk)] != chunk:  # bytes compare with memcmp (a memoryview's does not)
+            return False
+        at += len(chunk)

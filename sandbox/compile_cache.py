@@ -263,7 +263,8 @@ def collect_outputs(workdir: str, patterns: Sequence[str]) -> dict[str, tuple[by
     """``{relative path: (bytes, mode)}`` of the regular files in ``workdir`` matching ``patterns``.
 
     Links are never followed (``O_NOFOLLOW``, ``lstat``): a run cannot make the server cache a file
-    from outside its folder. Returns ``{}`` when a fixed name is missing or not a regular file.
+    from outside its folder; ``O_NONBLOCK``: a FIFO in an output's place cannot block the server.
+    Returns ``{}`` when a fixed name is missing or not a regular file.
     """
     out: dict[str, tuple[bytes, int]] = {}
     for pattern in patterns:
@@ -277,7 +278,7 @@ def collect_outputs(workdir: str, patterns: Sequence[str]) -> dict[str, tuple[by
             names = [pattern]
         for rel in names:
             try:
-                fd = os.open(os.path.join(workdir, rel), os.O_RDONLY | os.O_NOFOLLOW)
+                fd = os.open(os.path.join(workdir, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             except OSError:
                 if pattern.startswith("**/*"):
                     continue

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import mmap
 import os
+import posixpath
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 import time
@@ -328,7 +331,8 @@ class Executor:
     @staticmethod
     def _case_files(workdir: str, case: TestCaseInput, index: int, uid: Optional[int]) -> Optional[CommandRunResult]:
         """Write a case's extra files and remove its ``fetch_files`` (an earlier case's output must not
-        count); an ``Error`` result if an earlier run planted a link in the way."""
+        count); an ``Error`` result if one cannot be written (the request model rejects every clash
+        it can see: a case file under the program's own file or a request file)."""
         if not case.files and not case.fetch_files:
             return None
         try:
@@ -433,7 +437,9 @@ def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[Com
 def to_command_result(res: ProcessResult) -> CommandRunResult:
     """Convert a :class:`~sandbox.process.ProcessResult` to the wire model (UTF-8 with replacement).
 
-    A command that could not be started is ``status=Error`` (the request becomes ``SandboxError``).
+    A command that could not be started is ``status=Error`` (the request becomes ``SandboxError``),
+    except a program file in the working folder that could not be executed (the run made it so):
+    that is ``Finished`` with return code 126 or 127 (:func:`sandbox.process.program_exec_status`).
     """
     if res.spawn_error:
         return CommandRunResult(status=CommandRunStatus.Error, stderr=res.spawn_error, stdout="")
@@ -451,8 +457,57 @@ def to_command_result(res: ProcessResult) -> CommandRunResult:
     )
 
 
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _folder_of(root: int, rel: str, create: bool = False, uid: Optional[int] = None) -> tuple[int, str]:
+    """Open the folder holding ``rel`` below the open folder ``root``, one name at a time with
+    ``O_NOFOLLOW`` (so any path up to 4095 bytes, :data:`sandbox.models.PATH_MAX`, is reached
+    whatever the length of the working folder's own path, and no link is ever followed).
+
+    Args:
+        root: an open descriptor of the working folder.
+        rel: a validated relative path (normalised here: ``a//b``, ``./a`` and ``a/../b`` are fine).
+        create: make missing folders (mode 0755, owned by ``uid`` when given).
+
+    Returns:
+        ``(descriptor of the folder, the file's own name)``; the caller closes the descriptor.
+
+    Raises:
+        ValueError: a folder of the path is a link or a file.
+        FileNotFoundError: a folder is missing and ``create`` is false.
+    """
+    *folders, name = posixpath.normpath(rel).split("/")
+    fd = os.dup(root)
+    try:
+        for part in folders:
+            made = False
+            if create:
+                try:
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                    made = True
+                except FileExistsError:
+                    pass
+            try:
+                sub = os.open(part, _FOLDER, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise ValueError(f"{rel!r} goes through {part!r}, which is not a folder (a link there "
+                                     "could lead outside the working directory)") from None
+                raise
+            os.close(fd)
+            fd = sub
+            if made and uid is not None:
+                os.fchown(fd, uid, uid)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, name
+
+
 def write_files(workdir: str, files: dict[str, bytes], uid: Optional[int] = None) -> None:
-    """Write ``{relative path: bytes}`` under ``workdir``, creating folders; never follows a link out.
+    """Write ``{relative path: bytes}`` under ``workdir``, creating folders; never follows a link
+    (see :func:`_folder_of`).
 
     Args:
         workdir: the run's working directory.
@@ -460,54 +515,49 @@ def write_files(workdir: str, files: dict[str, bytes], uid: Optional[int] = None
         uid: owner to give the files and the folders made for them (``None``: leave as is).
 
     Raises:
-        ValueError: a path's folder resolves outside ``workdir`` (a link planted by the program).
-        OSError: the final component is a symbolic link (``O_NOFOLLOW``).
+        ValueError: a path goes through something that is not a folder (a link planted by the
+            program, or a file).
+        OSError: the file could not be written (e.g. its name is a link or a folder).
     """
-    real_root = os.path.realpath(workdir)
-    for rel, data in files.items():
-        path = os.path.join(workdir, rel)
-        parent = os.path.dirname(path)
-        if parent != workdir:
-            real_parent = os.path.realpath(parent)  # checked before any folder is made through a link
-            if real_parent != real_root and not real_parent.startswith(real_root + os.sep):
-                raise ValueError(f"files: {rel!r} resolves outside the working directory")
-            os.makedirs(parent, exist_ok=True)
-            if uid is not None:
-                for d in _folders_between(workdir, parent):
-                    os.lchown(d, uid, uid)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        if uid is not None:
-            os.lchown(path, uid, uid)
-
-
-def _folders_between(root: str, folder: str) -> list[str]:
-    """``folder`` and its parents below ``root`` (exclusive)."""
-    out = []
-    while folder != root and folder.startswith(root):
-        out.append(folder)
-        folder = os.path.dirname(folder)
-    return out
+    root = os.open(workdir, _FOLDER)
+    try:
+        for rel, data in files.items():
+            fd, name = _folder_of(root, rel, create=True, uid=uid)
+            try:
+                out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                              0o644, dir_fd=fd)
+            finally:
+                os.close(fd)
+            with os.fdopen(out, "wb") as f:
+                f.write(data)
+                if uid is not None:
+                    os.fchown(f.fileno(), uid, uid)
+    finally:
+        os.close(root)
 
 
 def remove_output(workdir: str, rel: str) -> None:
-    """Remove the file (or link) ``rel`` under ``workdir`` if present; never follows a link out.
-
-    Raises:
-        ValueError: the path's folder resolves outside ``workdir``.
-    """
-    path = os.path.join(workdir, rel)
-    real_root = os.path.realpath(workdir)
-    real_parent = os.path.realpath(os.path.dirname(path))
-    if real_parent != real_root and not real_parent.startswith(real_root + os.sep):
-        raise ValueError(f"fetch_files: {rel!r} resolves outside the working directory")
-    if os.path.lexists(path) and not os.path.isdir(path) or os.path.islink(path):
-        os.unlink(path)
+    """Remove the file (or link) ``rel`` under ``workdir`` if present; a folder is left alone, and
+    nothing is looked for through a link (such an output could not be fetched either)."""
+    root = os.open(workdir, _FOLDER)
+    try:
+        fd, name = _folder_of(root, rel)
+    except (FileNotFoundError, ValueError):
+        return
+    finally:
+        os.close(root)
+    try:
+        if not stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+            os.unlink(name, dir_fd=fd)
+    except FileNotFoundError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def fetch(workdir: str, paths: list[str], limit: int) -> dict[str, str]:
-    """Read regular files under ``workdir`` as base64; missing files and links out are skipped.
+    """Read regular files under ``workdir`` as base64; missing files, links (a link is never
+    followed, at any level of the path) and anything else that is not a regular file are skipped.
 
     Args:
         workdir: the run's working directory.
@@ -519,19 +569,25 @@ def fetch(workdir: str, paths: list[str], limit: int) -> dict[str, str]:
         ``{path: base64 content}`` for each path that is a regular file inside ``workdir``.
     """
     out: dict[str, str] = {}
-    real_root = os.path.realpath(workdir) + os.sep
-    for rel in paths:
-        path = os.path.realpath(os.path.join(workdir, rel))
-        if not path.startswith(real_root) or not os.path.isfile(path):
-            continue
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
-            continue
-        with os.fdopen(fd, "rb") as f:
-            data = f.read(limit + 1)
-        if len(data) > limit:
-            continue
-        limit -= len(data)
-        out[rel] = base64.b64encode(data).decode()
+    root = os.open(workdir, _FOLDER)
+    try:
+        for rel in paths:
+            try:
+                fd, name = _folder_of(root, rel)
+                try:
+                    f = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+                finally:
+                    os.close(fd)
+            except (OSError, ValueError):
+                continue
+            with os.fdopen(f, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(f).st_mode):
+                    continue
+                data = fh.read(limit + 1)
+            if len(data) > limit:
+                continue
+            limit -= len(data)
+            out[rel] = base64.b64encode(data).decode()
+    finally:
+        os.close(root)
     return out

@@ -51,6 +51,11 @@ class RunStatus(str, Enum):
     SandboxError = "SandboxError"
 
 
+#: The longest file or folder name (bytes, UTF-8) and the longest relative path (bytes) a request
+#: may give: Linux's ``NAME_MAX`` and ``PATH_MAX - 1``; longer ones the server could not write.
+NAME_MAX, PATH_MAX = 255, 4095
+
+
 def validate_relative_paths(paths: list[str], field: str) -> list[str]:
     """``paths`` unchanged after :func:`validate_relative_path` accepted each (raises its ``ValueError``)."""
     for path in paths:
@@ -69,9 +74,23 @@ def validate_relative_path(path: str, field: str) -> str:
         the normalised relative path.
 
     Raises:
-        ValueError: the path is empty, absolute, or climbs out with ``..`` (pydantic turns this into
-            an HTTP 422 that names the field).
+        ValueError: the path is empty, absolute, climbs out with ``..``, is not UTF-8 text, or is
+            longer than Linux allows (a name over :data:`NAME_MAX` bytes, a path over
+            :data:`PATH_MAX` bytes, both in UTF-8); pydantic turns this into an HTTP 422 that names
+            the field.
     """
+    try:
+        size = len(path.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ValueError(f"{field}: {path!r} is not valid UTF-8 text (a lone surrogate); "
+                         "give the path as plain Unicode") from None
+    if size > PATH_MAX:
+        raise ValueError(f"{field}: a path of {size} bytes is longer than the {PATH_MAX} bytes (UTF-8) "
+                         f"Linux allows; shorten {path[:40]!r}...")
+    long = next((part for part in path.split("/") if len(part.encode("utf-8")) > NAME_MAX), None)
+    if long is not None:
+        raise ValueError(f"{field}: the name {long[:40]!r}... in {path[:60]!r} is {len(long.encode('utf-8'))} bytes, "
+                         f"longer than the {NAME_MAX} bytes (UTF-8) a file or folder name may have; shorten it")
     norm = posixpath.normpath(path)
     if not path or path.startswith("/") or norm == ".." or norm.startswith("../") or "\x00" in path:
         raise ValueError(
@@ -164,15 +183,50 @@ class RunCodeRequest(_Request):
 
     @model_validator(mode="after")
     def _files_keep_the_program(self) -> "RunCodeRequest":
+        clash = _clash(_paths(self.files, "files"), *self._program_files())
+        if clash:
+            raise ValueError(f"files: {clash}")
+        return self
+
+    def _program_files(self) -> tuple[str, str, tuple[str, ...]]:
+        """The language, the file the program is written to (``""``: unknown language) and the
+        fixed names its compile step writes (``main``)."""
         from .languages import RECIPES
 
         recipe = RECIPES.get(self.language)
-        source = recipe.source_name(self.code) if recipe else None
-        if source and source in {posixpath.normpath(p) for p in self.files}:
-            raise ValueError(f"files: {source!r} is the file the {self.language} program itself is written to; "
-                             "rename that file (it would replace the submitted code)")
-        return self
+        if recipe is None:
+            return self.language, "", ()
+        return self.language, recipe.source_name(self.code), tuple(o for o in recipe.outputs if "*" not in o)
 
+
+def _paths(files: dict[str, Optional[str]], field: str) -> set[str]:
+    """The normalised paths of a validated ``files`` map."""
+    return {validate_relative_path(p, field) for p in files}
+
+
+def _clash(files: set[str], language: str, source: str, outputs: tuple[str, ...],
+           request_files: frozenset[str] = frozenset()) -> Optional[str]:
+    """Why ``files`` (normalised relative paths) cannot be written next to the program, or ``None``.
+
+    A file may not be the program's source file ``source`` (it would replace the submitted code),
+    nor lie under ``source`` or a compile output (``outputs``): those are files, not folders. For a
+    case's files, ``request_files`` are the request's: a case file may replace one, but not lie
+    under one nor be one of their folders.
+    """
+    if source in files:
+        return (f"{source!r} is the file the {language} program itself is written to; rename that file "
+                "(it would replace the submitted code)")
+    for rel in sorted(files):
+        for parent in sorted(_parents([rel])):
+            if parent == source or parent in outputs:
+                return (f"{rel!r} lies under {parent!r}, the {language} program's own file, not a folder; "
+                        "put it in another folder")
+            if parent in request_files:
+                return f"{rel!r} lies under {parent!r}, a file of the request's files, not a folder; rename one of them"
+    folder = min(files & _parents(request_files), default=None)
+    if folder is not None:
+        return f"{folder!r} is a folder of the request's files, not a file; rename it"
+    return None
 
 
 class TestCaseInput(BaseModel):
@@ -201,10 +255,22 @@ class RunTestsRequest(RunCodeRequest):
     Same fields as :class:`RunCodeRequest` plus ``cases`` (list of :class:`TestCaseInput`, at least
     one) and ``stop_on_first_failure`` (skip the remaining cases after the first non-zero exit or
     timeout; skipped cases are reported with ``run_result = None``). The top-level ``stdin`` is unused.
+    A case's ``files`` may replace a request file for that case, but not the program's source, nor
+    lie under it, under the compiled program or under a request file, nor name a folder of the
+    request's files (``ValueError`` naming ``cases[i].files``: HTTP 422).
     """
 
     cases: list[TestCaseInput] = Field(min_length=1)
     stop_on_first_failure: bool = False
+
+    @model_validator(mode="after")
+    def _case_files_fit(self) -> "RunTestsRequest":
+        program, request_files = self._program_files(), frozenset(_paths(self.files, "files"))
+        for i, case in enumerate(self.cases):
+            clash = _clash(_paths(case.files, "cases[].files"), *program, request_files)
+            if clash:
+                raise ValueError(f"cases[{i}].files: {clash}")
+        return self
 
 
 class CommandRunResult(BaseModel):
@@ -256,12 +322,21 @@ class RunJupyterRequest(_Request):
 
 
 class CellRunResult(BaseModel):
-    """Output of one notebook cell: text streams, rich display data, and error records."""
+    """Output of one notebook cell: text streams, rich display data, and error records.
+
+    Each of stdout, stderr, the display bundles together and the error text together is capped at
+    the server's ``output_limit_bytes`` bytes, cut at a character boundary; the ``*_truncated``
+    flags (judgebox extension) say where something was cut or dropped.
+    """
 
     stdout: str = ""
     stderr: str = ""
     display: list[dict[str, Any]] = Field(default_factory=list)
     error: list[dict[str, Any]] = Field(default_factory=list)
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    display_truncated: bool = False
+    error_truncated: bool = False
 
 
 class RunJupyterResponse(BaseModel):
@@ -349,11 +424,13 @@ class SessionRunResult(BaseModel):
       timeout, a memory kill or a dead kernel) or ``SandboxError`` (no kernel could be started:
       infrastructure, not a verdict).
     - ``stdout``/``stderr``: the cell's streams, each capped at the server's ``output_limit_bytes``
-      characters (``stdout_truncated``/``stderr_truncated`` say when text was dropped).
+      bytes at a character boundary (``stdout_truncated``/``stderr_truncated`` say when text was dropped).
     - ``display``: MIME bundles in order; the value of the cell's final expression is one of them
-      (``{"text/plain": "42"}``).
+      (``{"text/plain": "42"}``); all of them together capped at ``output_limit_bytes`` bytes
+      (``display_truncated``).
     - ``error``: ``{ename, evalue, traceback}`` of the cell's exception (``TimeLimitExceeded``,
-      ``MemoryLimitExceeded`` or ``KernelDied`` for those outcomes), else ``None``.
+      ``MemoryLimitExceeded``, ``CpuLimitExceeded`` or ``KernelDied`` for those outcomes), else
+      ``None``; its text capped at ``output_limit_bytes`` bytes (``error_truncated``).
     - ``execution_time``: seconds from sending the cell to its end (kernel restart excluded).
     - ``timed_out``: the cell hit ``timeout``. ``memory_exceeded``: the session's memory limit killed
       the kernel.
@@ -374,5 +451,7 @@ class SessionRunResult(BaseModel):
     state: Literal["kept", "lost"] = "kept"
     stdout_truncated: bool = False
     stderr_truncated: bool = False
+    display_truncated: bool = False
+    error_truncated: bool = False
     message: str = ""
     executor_pod_name: Optional[str] = None

@@ -250,8 +250,13 @@ class _SetupFailed(Exception):
 
 
 def _spawn(argv: Sequence[str], cwd: str, env: dict[str, str], child_setup: Callable[[], None],
-           spawning: Callable[[], ContextManager[None]]):
-    """Start ``argv`` with ``subprocess`` (fork + set-up + exec): a :class:`_Started`, or the error text."""
+           spawning: Callable[[], ContextManager[None]]) -> _Started:
+    """Start ``argv`` with ``subprocess`` (fork + set-up + exec).
+
+    Raises:
+        OSError: the exec failed (``filename`` is ``argv[0]``), or the change to ``cwd`` did.
+        subprocess.SubprocessError: the child's set-up failed.
+    """
     for attempt in range(_ETXTBSY_TRIES):
         try:
             with spawning():
@@ -269,10 +274,29 @@ def _spawn(argv: Sequence[str], cwd: str, env: dict[str, str], child_setup: Call
             if exc.errno == errno.ETXTBSY and attempt + 1 < _ETXTBSY_TRIES:
                 time.sleep(0.01 * (attempt + 1))
                 continue
-            return f"{type(exc).__name__}: {exc}"
-        except subprocess.SubprocessError as exc:
-            return f"{type(exc).__name__}: {exc}"
+            raise
     raise AssertionError("unreachable")
+
+
+#: The exit status a shell gives a command it cannot execute (126) or cannot find (127), by errno.
+_EXEC_STATUS = {errno.EACCES: 126, errno.ENOEXEC: 126, errno.ENOENT: 127}
+
+
+def program_exec_status(argv: Sequence[str], cwd: str, exc: OSError) -> Optional[int]:
+    """The exit status of a command whose exec failed because of the run's own program file.
+
+    When ``argv[0]`` is a path inside ``cwd`` (the run's working folder: the compiled ``./main``),
+    the file is the program's own output, which a program can make unexecutable (``chmod``, a
+    rewrite, a removal); that is the run's failure, reported as a shell does: 126 for ``EACCES``
+    or ``ENOEXEC``, 127 for ``ENOENT``. ``None`` for anything else: an interpreter or toolchain
+    outside the working folder, or a set-up failure, is the sandbox's error.
+    """
+    status = _EXEC_STATUS.get(exc.errno)
+    if status is None or not argv or exc.filename != argv[0] or "/" not in argv[0]:
+        return None
+    root = os.path.normpath(cwd)
+    path = os.path.normpath(os.path.join(root, argv[0]))
+    return status if path.startswith(root + os.sep) else None
 
 
 def _fork(forkserver: "ForkServer", argv: Sequence[str], cwd: str, env: dict[str, str], limits: RunLimits,
@@ -357,7 +381,9 @@ def run_process(
         started: called with the child's pid once it is started (server side).
 
     Returns:
-        a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set.
+        a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set,
+        except a program file inside ``cwd`` that could not be executed: then ``return_code`` is
+        126 or 127 and ``stderr`` says why (:func:`program_exec_status`).
     """
     clock = Clock(limits, cpu_seconds)
     proc: Optional[_Started] = None
@@ -369,9 +395,17 @@ def run_process(
         except _SetupFailed as exc:
             return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=str(exc))
     if proc is None:
-        proc = _spawn(argv, cwd, env, child_preexec(limits, preexec, user, group, seal), spawning)
-        if isinstance(proc, str):
-            return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=proc)
+        try:
+            proc = _spawn(argv, cwd, env, child_preexec(limits, preexec, user, group, seal), spawning)
+        except OSError as exc:
+            status = program_exec_status(argv, cwd, exc)
+            if status is None:
+                return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
+            why = (f"{argv[0]}: {exc.strerror} (the program file in the working folder could not be "
+                   f"executed; exit status {status}, as a shell reports)\n")
+            return ProcessResult(status, False, 0.0, 0.0, b"", why.encode())
+        except subprocess.SubprocessError as exc:
+            return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=f"{type(exc).__name__}: {exc}")
     # The clock starts once the program exists: waiting for the fork-server (its start, on a loaded
     # host, can take seconds) is the sandbox's time, not the program's, and no run-queue counter
     # of the program's covers it.

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+
 from reward import StdioCase, TestSpec, compute_score
 
 STATEFUL = ("import os\nfor p in ('state.txt', '/tmp/state.txt', '/var/tmp/state.txt'):\n"
@@ -44,3 +46,120 @@ def test_saved_progress_earns_no_partial_credit():
     spec = TestSpec(kind="stdio", run_timeout=1, stdio=[StdioCase(stdin=f"{i}\n", expected=f"{i}\n") for i in range(5)])
     score = compute_score("x", f"```python\n{slow}```", spec.model_dump_json(), score_mode="pass_rate")
     assert (score["score"], score["verdict"]) == (0.0, "time_limit_exceeded")
+
+
+# ---------------------------------------------------------------- a case's metadata tricks (audit finding 6)
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def three_cases(local_sandbox, code: str, files: dict[str, str]) -> list[str]:
+    r = local_sandbox.run_tests({"code": code, "language": "python", "files": {k: b64(v) for k, v in files.items()},
+                                 "cases": [{}, {}, {}]})
+    assert r.status == "Success", (r.message, [x.stderr for x in r.run_results])
+    return [x.stdout for x in r.run_results]
+
+
+HIDDEN_WRITES = {
+    # rewrite the file, then put its size, atime and mtime back: the reset compared metadata only
+    "utime": ("import os\nst = os.stat('n.txt')\nn = int(open('n.txt').read()) + 1\nprint(n)\n"
+              "open('n.txt', 'w').write(str(n))\nos.utime('n.txt', ns=(st.st_atime_ns, st.st_mtime_ns))\n"),
+    # an mmap write on tmpfs updates neither mtime nor ctime
+    "mmap": ("import mmap\nwith open('n.txt', 'r+b') as f:\n    m = mmap.mmap(f.fileno(), 0)\n"
+             "    n = int(bytes(m[:1])) + 1\n    print(n)\n    m[:1] = str(n).encode()\n    m.flush()\n"),
+}
+
+
+@pytest.mark.parametrize("code", HIDDEN_WRITES.values(), ids=HIDDEN_WRITES)
+def test_a_rewrite_that_hides_its_metadata_is_undone_by_content(local_sandbox, code):
+    """Finding 6: a case that rewrote ``n.txt`` and put its mtime back (or wrote through ``mmap``)
+    passed a counter on: cases printed 1, 2, 3. The reset compares content, so each prints 1."""
+    assert three_cases(local_sandbox, code, {"n.txt": "0"}) == ["1\n"] * 3
+
+
+def test_extended_attributes_of_files_and_folders_do_not_reach_the_next_case(local_sandbox):
+    """Finding 6: a ``user.*`` xattr set on a file, a folder and the working folder itself counted
+    1, 2, 3 across cases. Attributes not in the snapshot are removed: each case counts 1."""
+    code = ("import errno, os\nfor p in ('.', 'n.txt', 'd'):\n"
+            "    try:\n        n = int(os.getxattr(p, 'user.n')) + 1\n    except OSError:\n        n = 1\n"
+            "    try:\n        os.setxattr(p, 'user.n', str(n).encode())\n"
+            "    except OSError as e:\n        print('refused', errno.errorcode[e.errno])\n        break\n"
+            "    print(p, n)\n")
+    out = three_cases(local_sandbox, code, {"n.txt": "0", "d/k.txt": ""})
+    if out[0].startswith("refused"):
+        pytest.skip(f"the run's filesystem refuses user xattrs ({out[0].split()[1]})")
+    assert out == [". 1\nn.txt 1\nd 1\n"] * 3
+
+
+def test_folder_modes_and_times_are_restored(local_sandbox):
+    """Finding 6: a case's ``chmod`` of a subfolder and of the working folder, and a folder's
+    mtime set with ``os.utime``, were seen by later cases (0o500 / 0o755, mtime + 1 ns each case).
+    Every case sees the folders as compiled: ``d`` 0o755, the working folder 0o700."""
+    code = ("import os, stat\nst = os.stat('d')\n"
+            "print(oct(stat.S_IMODE(st.st_mode)), oct(stat.S_IMODE(os.stat('.').st_mode)), st.st_mtime_ns % 1000)\n"
+            "os.utime('d', ns=(0, st.st_mtime_ns + 1))\nos.chmod('d', 0o500)\nos.chmod('.', 0o755)\n")
+    out = three_cases(local_sandbox, code, {"d/k.txt": ""})
+    assert out[0].split()[:2] == ["0o755", "0o700"]
+    assert out == [out[0]] * 3
+
+
+def test_a_deep_folder_chain_is_removed_between_cases(local_sandbox):
+    """Thousands of nested folders (a path far beyond PATH_MAX from the host's side) are removed
+    before the next case: the reset walks one open folder at a time, never by path."""
+    code = ("import os\nprint(os.path.exists('z'))\nfor _ in range(2000):\n    os.mkdir('z'); os.chdir('z')\n"
+            "open('state', 'w').write('x')\n")
+    assert three_cases(local_sandbox, code, {}) == ["False\n"] * 3
+
+
+def test_a_case_that_fills_the_disk_does_not_stop_the_restore(local_sandbox):
+    """A case that empties a request file and fills the run's disk in a request folder: the space
+    is freed before any file is written back (writing ``a.txt`` first ran out of space and the
+    request raised), so every case sees ``a.txt`` whole."""
+    code = ("import os\nprint(os.path.getsize('a.txt'))\nos.truncate('a.txt', 0)\n"
+            "with open('z/big', 'wb') as f:\n    try:\n        while True:\n            f.write(b'x' * (1 << 20))\n"
+            "            f.flush()\n    except OSError:\n        print('full')\n")
+    r = local_sandbox.run_tests({"code": code, "language": "python", "disk_limit_MB": 16,
+                                 "files": {"a.txt": base64.b64encode(b"a" * (4 << 20)).decode(), "z/k": ""},
+                                 "cases": [{}, {}, {}]})
+    assert [x.stdout for x in r.run_results] == [f"{4 << 20}\nfull\n"] * 3
+
+
+# ---------------------------------------------------------------- a wrong answer is never "no reward" (finding 5)
+LOCKOUT = ('#include <cstdio>\n#include <sys/stat.h>\n'
+           'int main() { long x; if (std::scanf("%ld", &x) != 1) return 1;\n'
+           '  std::printf("%ld\\n", x + 1); chmod(".", 0); }\n')  # right for 1 (2 * 1), wrong after
+
+
+def test_a_case_that_locks_the_working_folder_does_not_stop_the_next_case(local_sandbox):
+    """Finding 5: after ``chmod(".", 0)`` in case 1, starting ``./main`` for case 2 failed with
+    EACCES: cases 2 and 3 were ``Error`` and the request ``SandboxError``. The reset gives the
+    working folder back mode 0700 and the run uid, so every case runs."""
+    r = local_sandbox.run_tests({"code": LOCKOUT, "language": "cpp",
+                                 "cases": [{"stdin": "1"}, {"stdin": "2"}, {"stdin": "3"}]})
+    assert r.compile_result.return_code == 0, r.compile_result.stderr
+    assert (r.status, r.message) == ("Success", "")
+    assert [(x.status, x.return_code, x.stdout) for x in r.run_results] == [
+        ("Finished", 0, "2\n"), ("Finished", 0, "3\n"), ("Finished", 0, "4\n")]
+
+
+def test_a_wrong_answer_that_locks_the_working_folder_is_a_wrong_answer():
+    """Finding 5 through the reward layer: the same program was ``infra_error`` (reward masked,
+    ``pass_rate`` None); it is ``wrong_answer`` with the one right case counted."""
+    spec = TestSpec(kind="stdio", language="cpp",
+                    stdio=[StdioCase(stdin=f"{i}\n", expected=f"{2 * i}\n") for i in (1, 2, 3)])
+    score = compute_score("x", f"```cpp\n{LOCKOUT}```", spec.model_dump_json(), score_mode="pass_rate")
+    assert (score["verdict"], score["infra_error"], score["n_passed"], score["n_total"]) == ("wrong_answer", False, 1, 3)
+
+
+def test_a_program_file_that_cannot_be_executed_is_the_runs_failure(local_sandbox):
+    """Finding 5 (b): a program file in the working folder that cannot be executed (here a case's
+    files replace ``./main`` with text) is exit status 126 with the reason on stderr, as a shell
+    reports: the request is ``Failed``, never ``SandboxError``; the next case runs ``./main`` again."""
+    r = local_sandbox.run_tests({"code": LOCKOUT, "language": "cpp",
+                                 "cases": [{"stdin": "1"}, {"stdin": "1", "files": {"main": b64("not a program")}},
+                                           {"stdin": "1"}]})
+    assert (r.status, r.message) == ("Failed", "")
+    bad = r.run_results[1]
+    assert (bad.status, bad.return_code, bad.stdout) == ("Finished", 126, "")
+    assert bad.stderr.startswith("./main: Exec format error (the program file in the working folder could not be executed")
+    assert [(x.status, x.return_code, x.stdout) for x in r.run_results[::2]] == [("Finished", 0, "2\n")] * 2

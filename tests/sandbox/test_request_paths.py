@@ -1,0 +1,91 @@
+"""File names a request cannot have are a malformed request (audit finding 11): HTTP 422 on
+``judgebox serve`` and pydantic's ``ValidationError`` on the embedded face, each naming the field
+and the fix. Before, a name over 255 bytes, a path over 4095 bytes or a file under the program's
+own file (``main.py/x``) was HTTP 500 (which the client retries as a server fault), and the same in
+a case's files was a ``SandboxError`` (reward masked as ``infra_error``). The longest names Linux
+allows are still written, read and fetched."""
+
+from __future__ import annotations
+
+import base64
+
+import httpx
+import pytest
+from pydantic import ValidationError
+
+X = base64.b64encode(b"x").decode()
+LONGEST = "/".join(["a" * 255] * 16)  # 4095 bytes: 255-byte names, the longest path a request may give
+
+
+def py(**body):
+    return {"code": "print(1)", "language": "python", **body}
+
+
+BAD = {
+    # id: (endpoint, body, field named in the message, the fix it states)
+    "name-over-255-bytes": ("run_code", py(files={"a" * 256: X}), "files: the name", "longer than the 255 bytes"),
+    "name-over-255-utf8-bytes": ("run_code", py(files={"é" * 128: X}), "files: the name", "is 256 bytes"),
+    "path-over-4095-bytes": ("run_code", py(files={LONGEST + "/b": X}), "files: a path of 4097 bytes",
+                             "longer than the 4095 bytes"),
+    "under-the-source": ("run_code", py(files={"main.py/x": X}), "files: 'main.py/x' lies under 'main.py'",
+                         "put it in another folder"),
+    "fetch-name-over-255": ("run_code", py(fetch_files=["d/" + "a" * 256]), "fetch_files: the name", "shorten it"),
+    "case-name-over-255": ("run_tests", py(cases=[{"files": {"a" * 256: X}}]), "cases[].files: the name",
+                           "shorten it"),
+    "case-fetch-over-4095": ("run_tests", py(cases=[{"fetch_files": [LONGEST + "/b"]}]),
+                             "cases[].fetch_files: a path of", "shorten"),
+    "case-replaces-the-source": ("run_tests", py(cases=[{"files": {"main.py": X}}]),
+                                 "cases[0].files: 'main.py' is the file the python program itself",
+                                 "rename that file"),
+    "case-under-the-source": ("run_tests", py(cases=[{}, {"files": {"main.py/x": X}}]),
+                              "cases[1].files: 'main.py/x' lies under 'main.py'", "put it in another folder"),
+    "case-under-the-compiled-program": ("run_tests", {"code": "int main() {}", "language": "cpp",
+                                                      "cases": [{"files": {"main/x": X}}]},
+                                        "cases[0].files: 'main/x' lies under 'main'", "put it in another folder"),
+    "case-under-a-request-file": ("run_tests", py(files={"d": X}, cases=[{"files": {"d/x": X}}]),
+                                  "cases[0].files: 'd/x' lies under 'd', a file of the request's files",
+                                  "rename one of them"),
+    "case-is-a-request-folder": ("run_tests", py(files={"d/x": X}, cases=[{"files": {"d": X}}]),
+                                 "cases[0].files: 'd' is a folder of the request's files", "rename it"),
+}
+
+
+@pytest.mark.parametrize("endpoint, body, field, fix", BAD.values(), ids=BAD)
+def test_a_bad_file_name_is_422_naming_the_field(live_server, endpoint, body, field, fix):
+    """Over HTTP: status 422 (was 500, or 200 with ``SandboxError`` for a case's files)."""
+    r = httpx.post(f"{live_server}/{endpoint}", json=body, timeout=60)
+    assert r.status_code == 422, r.text[:300]
+    msgs = [err["msg"] for err in r.json()["detail"]]
+    assert any(field in m and fix in m for m in msgs), msgs
+
+
+@pytest.mark.parametrize("endpoint, body, field, fix", BAD.values(), ids=BAD)
+def test_the_embedded_sandbox_rejects_the_same_names(local_sandbox, endpoint, body, field, fix):
+    """Embedded: a ``ValidationError`` with the same message (was ``OSError``/``FileExistsError``
+    from deep in the executor, or a ``SandboxError`` response)."""
+    with pytest.raises(ValidationError) as info:
+        getattr(local_sandbox, endpoint)(body)
+    msgs = [err["msg"] for err in info.value.errors()]
+    assert any(field in m and fix in m for m in msgs), msgs
+
+
+def test_the_longest_path_is_written_read_and_fetched(local_sandbox):
+    """The limits are Linux's own: 255-byte names making a 4095-byte path are written before the
+    run (whatever the length of the working folder's own path), read by the program, restored
+    between cases, and a program's output at such a path is fetched."""
+    out = LONGEST[:-255] + "b" * 255
+    code = f"print(open({LONGEST!r}).read())\nopen({LONGEST!r}, 'w').write('changed')\nopen({out!r}, 'w').write('out')\n"
+    r = local_sandbox.run_tests({"code": code, "language": "python", "files": {LONGEST: X},
+                                 "cases": [{}, {"fetch_files": [out]}]})
+    assert r.status == "Success", (r.message, r.run_results)
+    assert [x.stdout for x in r.run_results] == ["x\n", "x\n"]
+    assert r.run_results[1].files == {out: base64.b64encode(b"out").decode()}
+
+
+def test_a_case_file_may_still_replace_a_request_file(local_sandbox):
+    """What stays allowed: a case's file of the same name as a request file replaces it for that
+    case only."""
+    code = "print(open('d/in.txt').read())"
+    r = local_sandbox.run_tests({"code": code, "language": "python", "files": {"d/in.txt": X},
+                                 "cases": [{"files": {"d/in.txt": base64.b64encode(b"y").decode()}}, {}]})
+    assert [x.stdout for x in r.run_results] == ["y\n", "x\n"]
