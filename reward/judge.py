@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import json
 import logging
 import re
 import secrets
@@ -35,6 +34,7 @@ from sandbox.errors import SandboxInfraError, SandboxRequestError
 from sandbox.models import CommandRunResult, CommandRunStatus, RunStatus, RunTestsRequest, RunTestsResponse
 
 from .checkers import get_checker
+from .harness.protocol import marker, test_lines, without_protocol
 from .checkers.checker import JURY_CHECKED, checker_outcomes, checker_request, problem_key
 from .checkers.float import EPS, values_close
 from .harness import build_plan, sandbox_language
@@ -57,43 +57,6 @@ def default_client() -> SandboxClient:
         if _default_client is None:
             _default_client = SandboxClient()
         return _default_client
-
-
-def _nonce_lines(stdout: Optional[str], nonce: str) -> list[dict[str, Any]]:
-    """The JSON objects of the stdout lines that start with ``<nonce> ``, in order (others skipped)."""
-    prefix, found = nonce + " ", []
-    for line in (stdout or "").splitlines():
-        if line.startswith(prefix):
-            try:
-                value = json.loads(line[len(prefix):])
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                found.append(value)
-    return found
-
-
-def without_protocol(stdout: Optional[str], nonce: Optional[str]) -> str:
-    """``stdout`` less the harness's own lines (those that start with ``<nonce> ``): what a test
-    result shows as the program's output. Without a nonce, ``stdout`` as it is."""
-    if not nonce:
-        return stdout or ""
-    prefix = nonce + " "
-    return "".join(line for line in (stdout or "").splitlines(keepends=True) if not line.startswith(prefix))
-
-
-def marker(stdout: Optional[str], nonce: str) -> Optional[dict[str, Any]]:
-    """The run's final result: the last nonce line that is not a per-test line (no ``index``), or ``None``."""
-    return next((v for v in reversed(_nonce_lines(stdout, nonce)) if "index" not in v), None)
-
-
-def test_lines(stdout: Optional[str], nonce: str) -> dict[int, dict[str, Any]]:
-    """The per-test nonce lines of a batched run: ``{index: {"status": ..., "seconds": ..., "cpu": ...}}``."""
-    found: dict[int, dict[str, Any]] = {}
-    for value in _nonce_lines(stdout, nonce):
-        if isinstance(value.get("index"), int):
-            found.setdefault(value["index"], value)
-    return found
 
 
 @functools.lru_cache(maxsize=4096)

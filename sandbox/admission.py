@@ -12,19 +12,7 @@ import contextlib
 import time
 from typing import AsyncIterator
 
-
-class Overloaded(Exception):
-    """No execution slot could be had in time.
-
-    Attributes:
-        reason: ``"queue_full"`` (rejected on arrival) or ``"queue_timeout"`` (waited too long).
-        retry_after: seconds a client should wait before retrying (the ``Retry-After`` header).
-    """
-
-    def __init__(self, message: str, reason: str, retry_after: float = 1.0) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.retry_after = retry_after
+from .errors import Overloaded
 
 
 class Admission:

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from .process import kill_until_gone, pid_alive
+from .kill import kill_until_gone, pid_alive
 
 #: Name of the folder (under the server's own cgroup) that holds every run cgroup.
 PARENT = "judgebox"

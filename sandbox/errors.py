@@ -15,6 +15,10 @@ Hierarchy::
     └── SandboxRequestError          HTTP 4xx other than 429, or a request that fails validation
         ├── SessionNotFound          HTTP 404 for a session id (closed, reaped, server restarted)
         └── SessionsUnsupported      the endpoint has no /sessions (plain SandboxFusion)
+
+Server side (the engine and the faces that serve it): :class:`Overloaded`, raised when no execution
+slot or session can be had in time; the server answers it with HTTP 504 and ``Retry-After``, the
+embedded sandbox raises :class:`SandboxOverloaded` for it.
 """
 
 from __future__ import annotations
@@ -85,3 +89,17 @@ class SessionsUnsupported(SandboxRequestError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, 404)
+
+
+class Overloaded(Exception):
+    """No execution slot could be had in time.
+
+    Attributes:
+        reason: ``"queue_full"`` (rejected on arrival) or ``"queue_timeout"`` (waited too long).
+        retry_after: seconds a client should wait before retrying (the ``Retry-After`` header).
+    """
+
+    def __init__(self, message: str, reason: str, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.retry_after = retry_after

@@ -42,7 +42,8 @@ from .models import (
 from .jvm import javac_archives, javac_key
 from .pch import pch_key, precompiled_headers
 from .forkserver import ForkServer, ForkServerUnavailable, is_script_command
-from .process import ProcessResult, RunLimits, run_process
+from .limits import RunLimits
+from .process import ProcessResult, run_process
 
 
 class Executor:
@@ -67,13 +68,15 @@ class Executor:
         prebuilt_dirs = [os.path.join(self.root, d) for d in (".pch", ".jvm")]
         for d in prebuilt_dirs:
             os.makedirs(d, mode=0o755, exist_ok=True)
+        homes = toolchain_env()
         self.isolation = Isolation(self.settings, sorted(set(found.values())), self.root,
-                                   [self.gocache, *prebuilt_dirs])
+                                   [self.gocache, *prebuilt_dirs],
+                                   [homes[k] for k in ("RUSTUP_HOME", "CARGO_HOME", "JAVA_HOME", "GOROOT") if k in homes])
         blocked = self.isolation.unreachable if self.isolation.uids else {}
         #: languages whose toolchain the run uid cannot execute: name -> (program, folder lacking o+x)
         self._blocked = {n: (p, blocked[p]) for n, p in found.items() if p in blocked}
         self._installed = tuple(n for n in found if n not in self._blocked)
-        self._base_env = toolchain_env()
+        self._base_env = dict(homes)
         s = self.settings
         #: compile outputs by content (server-private, outside every run folder); ``None``: off
         self.compile_cache = (CompileCache(os.path.join(self.root, ".compile-cache"), s.compile_cache_MB << 20)

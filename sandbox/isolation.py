@@ -34,23 +34,20 @@ namespace refused, no libseccomp binding, the interpreter not starting inside th
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import shutil
-import stat
 import subprocess
 import tempfile
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Callable, ContextManager, Iterator, Optional, Sequence
 
 from . import cgroups, linux, pidns, quota, seccomp
 from .config import SandboxSettings
 from .mounts import FilesystemView
-from .childsetup import ChildSetup, unshare_network
-from .process import RunLimits, child_preexec, kill_until_gone, run_process
+from .childsetup import ChildSetup, compose, unshare_network
+from .users import UidPool, blocked_for_others, kill_uid, remove_files_of, tasks_of_uid
+from .limits import RunLimits, command_rlimits
 from .quota import RunDisk
 
 #: The program the start-up probes run (found on the system path: the server's PATH may be anything).
@@ -110,7 +107,7 @@ class RunIsolation:
         """The complete pre-exec function of a child under ``limits`` and this isolation (for a
         process started by other code than :func:`~sandbox.process.run_process`, e.g. a kernel;
         start it inside :attr:`spawning`, and call :attr:`kill_all` when it is done)."""
-        return child_preexec(limits, self.preexec, self.user, self.group, self.seal)
+        return compose(command_rlimits(limits), self.preexec, self.user, self.group, self.seal)
 
 
 class IsolationUnavailable(RuntimeError):
@@ -134,132 +131,11 @@ class IsolationUnavailable(RuntimeError):
             f" and the protections this host lacks (GET /health lists what stays on).")
 
 
-def blocked_for_others(program: str) -> Optional[str]:
-    """The first path an unprivileged uid cannot traverse or execute on the way to ``program``.
-
-    ``program`` is a name found on ``PATH`` or a path (a folder is checked for traversal). Checks
-    the "other" execute bits of the path, of its real path and of every folder above both.
-    Returns ``None`` when a run uid can reach it, or ``program`` itself when it does not exist.
-    """
-    found = program if os.path.isdir(program) else shutil.which(program)
-    if not found:
-        return program
-    for path in dict.fromkeys((os.path.abspath(found), os.path.realpath(found))):
-        parts = path.split(os.sep)
-        for i in range(2, len(parts) + 1):
-            step = os.sep.join(parts[:i])
-            try:
-                if not os.stat(step).st_mode & stat.S_IXOTH:
-                    return step
-            except OSError:
-                return step
-    return None
-
-
 def _probe_network_namespace() -> bool:
     try:
         return subprocess.run([_TRUE], preexec_fn=unshare_network, timeout=10).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
-
-
-def tasks_of_uid(uid: int) -> list[int]:
-    """Pids whose real uid is ``uid`` (read from ``/proc/<pid>/status``), zombies excluded.
-
-    A zombie runs nothing and cannot be killed, only reaped by its parent (the server, or the
-    container's init): counting it made :func:`kill_uid` spin until its deadline after every run.
-    """
-    out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/status") as f:
-                for line in f:
-                    if line.startswith("State:") and line.split()[1] in ("Z", "X"):
-                        break
-                    if line.startswith("Uid:"):
-                        if int(line.split()[1]) == uid:
-                            out.append(int(name))
-                        break
-        except (OSError, ValueError):
-            pass
-    return out
-
-
-def kill_uid(uid: int, deadline_s: float = 5.0) -> bool:
-    """SIGKILL every process of ``uid`` until none is left (``True``) or the deadline passes."""
-    return kill_until_gone(lambda: tasks_of_uid(uid), deadline_s)
-
-
-#: World-writable folders where a program can leave files outside its own folder.
-SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
-
-
-def remove_files_of(uid: int, folders: Sequence[str] = SHARED_TMP) -> int:
-    """Delete the entries directly in ``folders`` that ``uid`` owns, with all they contain.
-
-    Called when a request ends, after its processes are killed, so that a run uid leaves nothing
-    behind in ``/tmp``-like folders (the run's own folder is removed by the executor). Returns the
-    number of entries removed; errors are ignored (an entry may vanish meanwhile).
-    """
-    removed = 0
-    for folder in folders:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-                removed += 1
-            except OSError:
-                pass
-    return removed
-
-
-class UidPool:
-    """Unprivileged uids ``first .. first+count-1``, one per running request.
-
-    A uid is leased by taking an exclusive ``flock`` on ``<lock_dir>/<uid>.lock``: the lock is per
-    open file, so leases are exclusive across threads and across server processes on one host, and
-    are released by the kernel if a server dies.
-    """
-
-    def __init__(self, first: int, count: int, lock_dir: str) -> None:
-        self.first, self.count, self.lock_dir = first, count, lock_dir
-        os.makedirs(lock_dir, mode=0o700, exist_ok=True)
-        self._cursor = 0
-        self._lock = threading.Lock()
-
-    @contextlib.contextmanager
-    def lease(self, wait_s: float = 60.0) -> Iterator[int]:
-        """Hold one free uid. Raises ``RuntimeError`` if none frees up within ``wait_s`` seconds."""
-        end = time.monotonic() + wait_s
-        while True:
-            with self._lock:
-                start, self._cursor = self._cursor, (self._cursor + 1) % self.count
-            for i in range(self.count):
-                uid = self.first + (start + i) % self.count
-                fd = os.open(os.path.join(self.lock_dir, f"{uid}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(fd)
-                    continue
-                try:
-                    yield uid
-                finally:
-                    os.close(fd)
-                return
-            if time.monotonic() > end:
-                raise RuntimeError(f"no free run uid in {self.first}..{self.first + self.count - 1}")
-            time.sleep(0.05)
 
 
 class Isolation:
@@ -275,6 +151,8 @@ class Isolation:
             are not are listed by :meth:`describe` (they fail as ``SandboxError`` under the run uid).
         root: the executor's workdir root (runs' folders and the view's skeleton are made there).
         shared: folders under ``root`` that every run sees read-only (the Go build cache).
+        homes: toolchain home folders bound into the view as well (``RUSTUP_HOME``, ``CARGO_HOME``,
+            ``JAVA_HOME``, ``GOROOT``: :func:`sandbox.languages.toolchain_env`).
 
     Raises:
         IsolationUnavailable: ``settings.isolation == "full"`` and a protection it promises cannot be
@@ -282,7 +160,7 @@ class Isolation:
     """
 
     def __init__(self, settings: SandboxSettings, toolchains: Sequence[str] = (), root: Optional[str] = None,
-                 shared: Sequence[str] = ()) -> None:
+                 shared: Sequence[str] = (), homes: Sequence[str] = ()) -> None:
         self.settings = settings
         self.full = settings.isolation == "full"
         toolchains = (settings.python, *toolchains)
@@ -307,7 +185,7 @@ class Isolation:
         if self.full:
             self._require(linux.CLONE_NEWNS | linux.CLONE_NEWPID | linux.CLONE_NEWIPC, "pid_namespace")
             self._require(linux.CLONE_NEWUTS | linux.CLONE_NEWCGROUP, "uts_and_cgroup_namespaces")
-            self.view = FilesystemView(root or tempfile.gettempdir(), _install_dirs(toolchains), shared)
+            self.view = FilesystemView(root or tempfile.gettempdir(), [*_install_dirs(toolchains), *homes], shared)
             quota.remove_stale(root or tempfile.gettempdir())
             pidns.remove_stale()
         self.unreachable = {} if self.view else \
@@ -360,14 +238,21 @@ class Isolation:
         python = self.settings.python
         try:
             with self.for_run(root, 64) as iso:
-                res = run_process([python, "-c", "import os; print(os.getpid())"], cwd=iso.workdir,
-                                  env={"PATH": "/usr/bin:/bin"}, limits=RunLimits.for_timeout(60),
-                                  spawning=iso.spawning, preexec=iso.preexec, user=iso.user, group=iso.group,
-                                  seal=iso.seal, kill_all=iso.kill_all)
-        except (OSError, RuntimeError) as exc:
+                with iso.spawning():
+                    proc = subprocess.Popen([python, "-c", "import os; print(os.getpid())"], cwd=iso.workdir,
+                                            env={"PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                            preexec_fn=iso.child_setup(RunLimits.for_timeout(60)))
+                try:
+                    out, err = proc.communicate(timeout=60)
+                finally:
+                    if iso.kill_all is not None:
+                        iso.kill_all()
+                    proc.wait()
+        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
             raise IsolationUnavailable("filesystem_view", f"a run could not start: {exc}") from None
-        if res.return_code != 0 or res.stdout.strip() != b"2":
-            why = res.spawn_error or f"exit {res.return_code}: {res.stderr.decode(errors='replace')[-500:]}"
+        if proc.returncode != 0 or out.strip() != b"2":
+            why = f"exit {proc.returncode}: {err.decode(errors='replace')[-500:]}"
             raise IsolationUnavailable("filesystem_view", f"{python} did not run inside the view ({why})")
 
     def _uid_obstacle(self) -> Optional[str]:
@@ -543,10 +428,7 @@ class Isolation:
 def _install_dirs(programs: Sequence[str]) -> list[str]:
     """Folders a run's view must show for ``programs``: each program's install prefix (the folder
     above its ``bin``, for its path and its real path), a python's ``sys.prefix``/``base_prefix``
-    (a venv and the interpreter it points to), and the toolchain homes of
-    :func:`sandbox.languages.toolchain_env` (``RUSTUP_HOME``, ``CARGO_HOME``, ``JAVA_HOME``, ``GOROOT``)."""
-    from .languages import toolchain_env
-
+    (a venv and the interpreter it points to)."""
     out: list[str] = []
     for program in programs:
         found = shutil.which(program)
@@ -562,6 +444,4 @@ def _install_dirs(programs: Sequence[str]) -> list[str]:
                 out += res.stdout.split()
             except (OSError, subprocess.SubprocessError):
                 pass
-    env = toolchain_env()
-    out += [env[k] for k in ("RUSTUP_HOME", "CARGO_HOME", "JAVA_HOME", "GOROOT") if k in env]
     return out

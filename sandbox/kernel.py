@@ -1,7 +1,7 @@
 """One IPython kernel under a run's isolation: the one kernel launcher of ``/run_jupyter`` and sessions.
 
 The kernel is a run's program like any other (same child set-up, rlimits, uid, cgroup and
-namespaces as ``run_code``, :func:`sandbox.process.child_preexec`); it talks to the server through
+namespaces as ``run_code``, :meth:`sandbox.isolation.RunIsolation.child_setup`); it talks to the server through
 ZeroMQ IPC sockets in a folder of the run's working folder, so a kernel in its own network
 namespace is still reachable.
 
@@ -57,7 +57,7 @@ from .executor import Executor
 from .isolation import RunIsolation
 from .languages import RECIPES
 from .models import CellRunResult
-from .process import RunLimits
+from .limits import RunLimits
 from .textcap import Budget, text_bytes
 
 #: RLIMIT_STACK (bytes) of a kernel where memory is capped by RLIMIT_DATA (no memory cgroup): the

@@ -15,9 +15,8 @@ from typing import Any, Optional, TypeVar, Union
 
 from pydantic import BaseModel
 
-from .admission import Overloaded
 from .config import SandboxSettings
-from .errors import SandboxOverloaded, SandboxServerError
+from .errors import Overloaded, SandboxOverloaded, SandboxServerError
 from .executor import Executor
 from .models import (
     SessionList,

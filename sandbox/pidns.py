@@ -45,7 +45,7 @@ import time
 from typing import Iterator
 
 from . import linux
-from .process import pid_alive
+from .kill import pid_alive
 
 #: The namespace's pid 1: a process that only waits to be killed, with ``SIGCHLD`` ignored (an
 #: ignored disposition survives ``exec``) so that the kernel reaps the orphans re-parented to it. Its

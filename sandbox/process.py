@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import math
 import os
 import selectors
 import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Callable, ContextManager, Iterable, Optional, Sequence
+from typing import Callable, ContextManager, Optional, Sequence
 
 from .childsetup import ChildSetup, compose
+from .limits import RunLimits, command_rlimits
 from .forkserver import ForkServer, ForkServerUnavailable
 
 #: After the main process exits, how long to wait for the pipes to reach EOF (seconds).
@@ -106,33 +106,6 @@ class Clock:
 
 
 @dataclass
-class RunLimits:
-    """Per-command limits. Times in seconds, sizes in bytes; ``None`` means no limit of that kind.
-
-    ``time_limit`` is the verdict limit: a command is within it when its CPU time **or** its wall
-    time is within it (CPU time makes verdicts stable under load; wall time forgives runtimes whose
-    helper threads burn CPU, such as the JVM's JIT). ``wall_limit`` is the safety cap at which the
-    process group is killed; it is stretched by the time the program spent waiting for a CPU
-    (:func:`runqueue_wait`), up to ``10 * wall_limit``, so that a loaded host does not turn a correct
-    program into a timeout (BUG-031) while a sleeping or blocked one is still killed on time.
-    """
-
-    time_limit: float
-    wall_limit: float
-    memory_bytes: Optional[int] = None
-    max_processes: Optional[int] = None
-    max_file_size: Optional[int] = None
-    max_open_files: Optional[int] = None
-    stack_bytes: Optional[int] = None
-    output_limit: int = 1 << 20
-
-    @classmethod
-    def for_timeout(cls, timeout: float, **kw) -> "RunLimits":
-        """Limits for a request timeout: wall cap = ``1.25 * timeout + 0.25`` s (1 s -> 1.5 s)."""
-        return cls(time_limit=timeout, wall_limit=timeout * 1.25 + 0.25, **kw)
-
-
-@dataclass
 class ProcessResult:
     """What happened to one command. ``return_code`` follows subprocess: negative = killed by signal."""
 
@@ -147,18 +120,6 @@ class ProcessResult:
     memory_exceeded: bool = False
     disk_exceeded: bool = False
     spawn_error: Optional[str] = None
-
-
-def command_rlimits(limits: RunLimits) -> dict:
-    """The rlimits of a command under ``limits`` for :func:`sandbox.childsetup.apply_rlimits`:
-    ``RLIMIT_CPU`` at the wall cap rounded up plus 1 s (a backstop: the parent enforces the times).
-
-    The memory limit is *not* applied as ``RLIMIT_AS`` here: an address-space limit stops threaded
-    runtimes (OpenBLAS, JVM, Go, Node) from starting. The isolation layer enforces memory with a
-    cgroup, or with ``RLIMIT_DATA`` where no cgroup can be made.
-    """
-    return {"cpu": int(math.ceil(limits.wall_limit)) + 1, "fsize": limits.max_file_size,
-            "nofile": limits.max_open_files, "stack": limits.stack_bytes}
 
 
 class _Capped:
@@ -187,55 +148,11 @@ class _Capped:
         return b"".join(self.parts)
 
 
-def kill_until_gone(find: Callable[[], Iterable[int]], deadline_s: float = 5.0) -> bool:
-    """SIGKILL the pids ``find()`` returns, again and again, until it returns none.
-
-    Args:
-        find: lists the processes still to kill (cgroup members, tasks of a uid).
-        deadline_s: seconds to keep trying (a process cap bounds how fast a fork bomb refills).
-
-    Returns:
-        ``True`` when none is left, ``False`` if some survived the deadline.
-    """
-    end = time.monotonic() + deadline_s
-    while True:
-        pids = list(find())
-        if not pids:
-            return True
-        if time.monotonic() > end:
-            return False
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.001)
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (a zombie counts; one owned by another user counts)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
-
-
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def child_preexec(limits: RunLimits, preexec: Optional[Callable[[], None]] = None,
-                  user: Optional[int] = None, group: Optional[int] = None,
-                  seal: Optional[Callable[[], None]] = None) -> Callable[[], None]:
-    """The whole pre-exec of a sandboxed child under ``limits`` (:func:`sandbox.childsetup.compose`;
-    also used for notebook kernels, :mod:`sandbox.jupyter`, and by the fork-server's children)."""
-    return compose(command_rlimits(limits), preexec, user, group, seal)
 
 
 class _Started:
@@ -396,7 +313,7 @@ def run_process(
             return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=str(exc))
     if proc is None:
         try:
-            proc = _spawn(argv, cwd, env, child_preexec(limits, preexec, user, group, seal), spawning)
+            proc = _spawn(argv, cwd, env, compose(command_rlimits(limits), preexec, user, group, seal), spawning)
         except OSError as exc:
             status = program_exec_status(argv, cwd, exc)
             if status is None:

@@ -28,7 +28,7 @@ import tempfile
 
 from . import linux
 from .linux import MNT_DETACH, MS_NODEV, MS_NOSUID
-from .process import pid_alive
+from .kill import pid_alive
 
 #: Free bytes below which the quota counts as hit (tmpfs allocates in pages).
 FULL_BYTES = 64 << 10

@@ -26,10 +26,10 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from .admission import Admission, Overloaded
+from .admission import Admission
 from .cancel import Cancel
 from .config import SandboxSettings
-from .errors import SandboxRequestError
+from .errors import Overloaded, SandboxRequestError
 from .executor import Executor
 from .languages import toolchain_version
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE

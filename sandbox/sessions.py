@@ -9,7 +9,7 @@ Lifecycle and limits (one :class:`SessionManager` per executor; the server and `
 each own one):
 
 * at most ``max_sessions`` live sessions (kernels being started included); one more raises
-  :class:`~sandbox.admission.Overloaded` (HTTP 504 + ``Retry-After``);
+  :class:`~sandbox.errors.Overloaded` (HTTP 504 + ``Retry-After``);
 * a session uses CPU only while a cell runs: between cells every process of the session is frozen
   (cgroup v2 ``cgroup.freeze``, v1 ``freezer.state``), so a thread or daemon a cell left behind
   computes nothing while the session is idle; callers hold an execution slot only while a cell
@@ -43,8 +43,7 @@ from collections import OrderedDict
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
-from .admission import Overloaded
-from .errors import SandboxRequestError, SessionNotFound
+from .errors import Overloaded, SandboxRequestError, SessionNotFound
 from .executor import Executor
 from .models import (
     CellRunResult,

@@ -26,7 +26,7 @@ import functools
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, Sequence, TypeVar, Union
+from typing import Any, Awaitable, Callable, Optional, Sequence, TypeVar, Union
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -40,6 +40,7 @@ from tenacity import (
     wait_random,
 )
 
+from .client_settings import ClientSettings
 from .endpoints import EndpointPool
 from .errors import (
     SandboxInfraError,
@@ -63,9 +64,6 @@ from .models import (
     RunTestsResponse,
     overall_status,
 )
-
-if TYPE_CHECKING:
-    from .client import ClientSettings
 
 __all__ = ["HTTPSandbox", "field_errors", "request_timeout", "retry_after_seconds", "run_tests_via_run_code"]
 
@@ -196,7 +194,7 @@ class HTTPSandbox:
 
     Args:
         urls: base URLs (see :class:`~sandbox.endpoints.EndpointPool`).
-        settings: the client's :class:`~sandbox.client.ClientSettings`.
+        settings: the client's :class:`~sandbox.client_settings.ClientSettings`.
 
     Raises:
         ValueError: no URL, or a URL without ``http://`` / ``https://``.

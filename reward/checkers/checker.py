@@ -23,6 +23,7 @@ from typing import Optional
 from sandbox.client import SandboxClient
 from sandbox.models import CommandRunStatus, RunTestsRequest, RunTestsResponse
 
+from ..harness.protocol import marker
 from ..harness.python import runner_request
 
 
@@ -40,7 +41,6 @@ def checker_verdicts(resp: RunTestsResponse, nonce: str) -> list[Optional[bool]]
 
 def checker_outcomes(resp: RunTestsResponse, nonce: str) -> list[tuple[Optional[bool], str]]:
     """Each case's ``(check result or None when the checker failed, why it failed)``."""
-    from ..judge import marker
 
     out: list[tuple[Optional[bool], str]] = []
     for run in resp.run_results:

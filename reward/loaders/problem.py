@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 
 from reward.spec import TestDataError, TestSpec
 
+from .completion import multipl_candidate
+
 
 class Problem(BaseModel):
     """One task of a dataset.
@@ -43,7 +45,7 @@ class Problem(BaseModel):
 
         Fenced completions (chat output) go through :func:`reward.extract.extract_code` (last block);
         bare code is used as is. With ``stop_tokens`` the MultiPL-E rules apply
-        (:func:`reward.loaders.multiple.candidate`). With ``sanitize`` the code (with the prompt it
+        (:func:`reward.loaders.completion.multipl_candidate`). With ``sanitize`` the code (with the prompt it
         continues) goes through :func:`reward.sanitize.sanitize_candidate` (evalplus's sanitizer).
 
         Raises:
@@ -54,9 +56,7 @@ class Problem(BaseModel):
         if self.spec is None:
             raise ValueError(f"{self.task_id}: no test spec ({self.data_error})")
         if self.stop_tokens and not sanitize:
-            from .multiple import candidate
-
-            return candidate(self, completion)
+            return multipl_candidate(self, completion)
         if sanitize:
             from reward.sanitize import sanitize_candidate
 
@@ -70,12 +70,6 @@ class Problem(BaseModel):
         from reward.extract import extract_code
 
         return extract_code(completion, self.language, policy)
-
-
-def cut_at_stop_tokens(text: str, stop_tokens: list[str]) -> str:
-    """``text`` up to (not including) the earliest occurrence of any stop token (MultiPL-E rule)."""
-    cut = min((i for i in (text.find(t) for t in stop_tokens if t) if i >= 0), default=len(text))
-    return text[:cut]
 
 
 def text_columns(row: dict[str, Any], used: set[str]) -> dict[str, str]:

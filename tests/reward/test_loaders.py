@@ -14,7 +14,7 @@ import pytest
 
 from reward import TestSpec, Verdict, judge
 from reward.loaders import FORMATS, get_manifest, list_manifests, load_dataset, load_problems, read_rows
-from reward.loaders.problem import cut_at_stop_tokens
+from reward.loaders.completion import cut_at_stop_tokens
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 SAMPLES = DATA / "sandboxfusion-samples"

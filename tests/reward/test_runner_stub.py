@@ -7,7 +7,7 @@ import secrets
 import pytest
 
 from reward.harness.python import RUNNER_CODE_FILE, RUNNER_FILE, runner_request
-from reward.judge import marker
+from reward.harness.protocol import marker
 from sandbox import LocalSandbox
 
 SOLUTION = "def add(a, b):\n    return a + b\n"

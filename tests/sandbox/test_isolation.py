@@ -24,7 +24,7 @@ from tests.conftest import start_live_server
 from tests.sandbox.procs import alive_with, unique_sleep
 from sandbox import cgroups
 from sandbox.config import default_python
-from sandbox.isolation import blocked_for_others
+from sandbox.users import blocked_for_others
 
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not ROOT, reason="per-run uids and namespaces need root")

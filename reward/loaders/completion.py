@@ -1,0 +1,71 @@
+"""From a MultiPL-E completion to the program the judge runs: stop tokens, a restated function
+header, the declarations the tests rely on (MultiPL-E's conventions)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+from reward.spec import TestSpec
+
+from .declarations import keep_prompt_declarations
+from .later_definitions import definitions_after
+
+
+class Task(Protocol):
+    """What of a :class:`~reward.loaders.problem.Problem` the completion rules read."""
+
+    prompt: str
+    language: str
+    stop_tokens: list[str]
+    spec: Any
+
+    def extract(self, completion: str, policy: str = "last") -> str: ...
+
+
+def cut_at_stop_tokens(text: str, stop_tokens: list[str]) -> str:
+    """``text`` up to (not including) the earliest occurrence of any stop token (MultiPL-E rule)."""
+    cut = min((i for i in (text.find(t) for t in stop_tokens if t) if i >= 0), default=len(text))
+    return text[:cut]
+
+
+def multipl_candidate(problem: Task, completion: str) -> tuple[TestSpec, str]:
+    """The spec and code to judge for a MultiPL-E completion.
+
+    A completion whose code restates the prompt's function header (its last line up to the opening
+    parenthesis, whitespace ignored; the last fenced block that does, else the first) is judged as its own program with no
+    prefix: from its start through the function body, cut at the first stop token after the header
+    that starts a line; of the text after it only top-level definitions are kept
+    (:func:`reward.loaders.later_definitions.definitions_after`: helpers stay, the answer's own
+    ``main``, tests and demo calls go), placed before the function where the tests close it. The
+    tests rely on what the prompt declares before the function, so the program gets back each such
+    declaration it lacks (:func:`reward.loaders.declarations.keep_prompt_declarations`: C++
+    includes, Java imports and class, Rust ``use`` lines, Go imports, Node ``require``). Any other
+    completion continues the prompt and is cut at the first stop token.
+    """
+    lines = problem.prompt.splitlines(keepends=True)
+    last = max((i for i, ln in enumerate(lines) if ln.strip()), default=0)
+    header = lines[last].strip() if lines else ""
+    header = header[: header.index("(") + 1] if "(" in header else header  # parameter names may differ
+    pattern = re.compile(r"\s*".join(map(re.escape, "".join(header.split()))))
+    name = (re.findall(r"[\w$]+", header.rsplit("(", 1)[0]) or [""])[-1]
+    for policy in ("last", "first"):
+        code = problem.extract(completion, policy)
+        match = pattern.search(code) if header else None
+        if match:
+            body_start = code.find("\n", match.end())
+            body_start = len(code) if body_start < 0 else body_start
+            body = cut_at_stop_tokens(code[body_start:], [t for t in problem.stop_tokens if t.startswith("\n")])
+            program = code[:body_start] + body
+            later = definitions_after(problem.language, code[body_start + len(body):], name)
+            header_at = match.start()
+            if (problem.spec.harness or "").lstrip().startswith("}"):  # the tests close the function
+                line_start = program.rfind("\n", 0, header_at) + 1
+                program = program[:line_start] + later + program[line_start:]
+                header_at += len(later)
+            elif later:
+                program = program.rstrip("\n") + "\n" + later
+            program = keep_prompt_declarations(problem.language, "".join(lines[:last]), program, header_at,
+                                               problem.spec.harness or "", code[body_start + len(body):])
+            return problem.spec.model_copy(update={"prefix": ""}), program
+    return problem.spec, cut_at_stop_tokens(problem.extract(completion), problem.stop_tokens)

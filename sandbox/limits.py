@@ -1,0 +1,51 @@
+"""Per-command limits as data: the verdict time limit, the wall cap and the rlimits they become.
+
+Used by the engine (:mod:`sandbox.process` enforces the times) and by the isolation (the child
+applies :func:`command_rlimits`); it imports nothing of judgebox.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass
+class RunLimits:
+    """Per-command limits. Times in seconds, sizes in bytes; ``None`` means no limit of that kind.
+
+    ``time_limit`` is the verdict limit: a command is within it when its CPU time **or** its wall
+    time is within it (CPU time makes verdicts stable under load; wall time forgives runtimes whose
+    helper threads burn CPU, such as the JVM's JIT). ``wall_limit`` is the safety cap at which the
+    process group is killed; it is stretched by the time the program spent waiting for a CPU
+    (:func:`sandbox.process.runqueue_wait`), up to ``10 * wall_limit``, so that a loaded host does not turn a correct
+    program into a timeout (BUG-031) while a sleeping or blocked one is still killed on time.
+    """
+
+    time_limit: float
+    wall_limit: float
+    memory_bytes: Optional[int] = None
+    max_processes: Optional[int] = None
+    max_file_size: Optional[int] = None
+    max_open_files: Optional[int] = None
+    stack_bytes: Optional[int] = None
+    output_limit: int = 1 << 20
+
+    @classmethod
+    def for_timeout(cls, timeout: float, **kw) -> "RunLimits":
+        """Limits for a request timeout: wall cap = ``1.25 * timeout + 0.25`` s (1 s -> 1.5 s)."""
+        return cls(time_limit=timeout, wall_limit=timeout * 1.25 + 0.25, **kw)
+
+
+
+def command_rlimits(limits: RunLimits) -> dict:
+    """The rlimits of a command under ``limits`` for :func:`sandbox.childsetup.apply_rlimits`:
+    ``RLIMIT_CPU`` at the wall cap rounded up plus 1 s (a backstop: the parent enforces the times).
+
+    The memory limit is *not* applied as ``RLIMIT_AS`` here: an address-space limit stops threaded
+    runtimes (OpenBLAS, JVM, Go, Node) from starting. The isolation layer enforces memory with a
+    cgroup, or with ``RLIMIT_DATA`` where no cgroup can be made.
+    """
+    return {"cpu": int(math.ceil(limits.wall_limit)) + 1, "fsize": limits.max_file_size,
+            "nofile": limits.max_open_files, "stack": limits.stack_bytes}
