@@ -53,7 +53,7 @@ class AgentLoopConfig(BaseModel):
                                                        "state before it")
     stop_token_ids: Optional[list[int]] = Field(None, description="end-of-turn ids (default: every eos id "
                                                                   "of the model's generation config)")
-    format: str = Field("hermes", description="tool-call parser name (agent.parsers.get_parser)")
+    format: str = Field("hermes", description="tool-call parser name (judgebox.agent.parsers.get_parser)")
     calls_in_reasoning: Literal["ignore", "allow"] = Field("ignore", description="run calls drafted "
                                                                                  "inside <think>")
     overflow_reward: Optional[float] = Field(None, description="score of a trajectory cut by `length` "

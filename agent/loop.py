@@ -34,11 +34,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
-from agent.backends.base import Backend, GenerationResult
-from agent.config import AgentLoopConfig
-from agent.output import AgentLoopOutput
-from agent.render import Renderer
-from agent.scoring import ScoreFn, score_trajectory
+from judgebox.agent.backends.base import Backend, GenerationResult
+from judgebox.agent.config import AgentLoopConfig
+from judgebox.agent.output import AgentLoopOutput
+from judgebox.agent.render import Renderer
+from judgebox.agent.scoring import ScoreFn, score_trajectory
 
 log = logging.getLogger(__name__)
 
@@ -115,13 +115,13 @@ class ToolAgentLoop:
     Args:
         config: the limits and policies (validated already).
         tokenizer: the model's ``transformers`` tokenizer (its chat template renders the prompt).
-        backend: a :class:`agent.backends.Backend`.
+        backend: a :class:`judgebox.agent.backends.Backend`.
         tools: ``BaseTool`` instances (a sequence or ``{name: tool}``); each trajectory gets its own
-            :class:`agent.tools.TrajectoryTools` over them.
+            :class:`judgebox.agent.tools.TrajectoryTools` over them.
         score_fn: ``score_fn(final_text, ground_truth, **info) -> dict`` with ``score``; default
-            :func:`agent.scoring.code_score` (the judge with the problem's TestSpec).
+            :func:`judgebox.agent.scoring.code_score` (the judge with the problem's TestSpec).
         interaction: ``async interaction(messages) -> reply | None`` for user turns (BUG-110/121).
-        tool_metrics: an :class:`agent.tools.ToolMetrics` shared by all trajectories (optional).
+        tool_metrics: an :class:`judgebox.agent.tools.ToolMetrics` shared by all trajectories (optional).
 
     Raises:
         ValueError: unknown parser format, or no stop ids could be found.
@@ -130,8 +130,8 @@ class ToolAgentLoop:
     def __init__(self, config: AgentLoopConfig, tokenizer: Any, backend: Backend, tools: Union[
                  Sequence[Any], Mapping[str, Any]] = (), score_fn: Optional[ScoreFn] = None,
                  interaction: Optional[Interaction] = None, tool_metrics: Any = None) -> None:
-        from agent.parsers import get_parser
-        from agent.scoring import code_score
+        from judgebox.agent.parsers import get_parser
+        from judgebox.agent.scoring import code_score
 
         self.config = config
         self.tokenizer = tokenizer
@@ -169,14 +169,14 @@ class ToolAgentLoop:
             score_fn: this trajectory's scorer (default: the loop's).
 
         Returns:
-            the :class:`agent.output.AgentLoopOutput`; ``extra_fields["stop_reason"]`` says how it
+            the :class:`judgebox.agent.output.AgentLoopOutput`; ``extra_fields["stop_reason"]`` says how it
             ended. Only a bug raises (``AssertionError`` for broken bookkeeping).
 
         Raises:
             ValueError: the rendered prompt is longer than ``prompt_length`` (or leaves no room in
                 ``max_model_len``).
         """
-        from agent.tools import TrajectoryTools
+        from judgebox.agent.tools import TrajectoryTools
 
         params = {**(sampling_params or {}), **sample_kwargs}
         traj = Trajectory(request_id=request_id or uuid.uuid4().hex, messages=[dict(m) for m in messages],

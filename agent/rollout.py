@@ -3,7 +3,7 @@
 Each problem's prompt becomes one user message (as ``judgebox data convert`` writes it); each of
 its ``n`` trajectories runs through :class:`agent.ToolAgentLoop`, then the final assistant turn is
 judged with the problem's TestSpec by ``reward/evaluate.py``'s own machinery
-(:meth:`reward.evaluate.Evaluation.judge_sample`: the completion becomes the candidate program,
+(:meth:`judgebox.reward.evaluate.Evaluation.judge_sample`: the completion becomes the candidate program,
 infrastructure errors are retried). One jsonl line per trajectory, flushed and fsynced: the
 :class:`agent.AgentLoopOutput` fields plus ``task_id``, ``sample_index`` (= ``sample_id``, so
 ``judgebox eval``'s loaders read it) and the judgement's fields (``verdict``, ``passed``, ...).
@@ -28,11 +28,11 @@ from typing import Any, Iterable, Optional
 
 from pydantic import Field
 
-from agent.loop import ToolAgentLoop
-from reward.evaluate import Evaluation, Sample, load_results
-from reward.loaders import Problem
-from reward.report import EvalSummary, summarize
-from reward.verdict import Verdict
+from judgebox.agent.loop import ToolAgentLoop
+from judgebox.reward.evaluate import Evaluation, Sample, load_results
+from judgebox.reward.loaders import Problem
+from judgebox.reward.report import EvalSummary, summarize
+from judgebox.reward.verdict import Verdict
 
 
 class RolloutSummary(EvalSummary):
@@ -61,7 +61,7 @@ class Rollout:
         n: trajectories per problem.
         sampling_params: backend sampling parameters; a ``seed`` is offset by the trajectory's
             global index so the n samples differ.
-        evaluation: judges final answers (default: an :class:`reward.evaluate.Evaluation` on the
+        evaluation: judges final answers (default: an :class:`judgebox.reward.evaluate.Evaluation` on the
             embedded sandbox); its ``concurrency`` is unused here.
         concurrency: trajectories in flight at once.
         system: a system message before each prompt.

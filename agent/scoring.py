@@ -26,7 +26,7 @@ import logging
 import re
 from typing import Any, Awaitable, Callable, Optional, Union
 
-from agent.config import AgentLoopConfig
+from judgebox.agent.config import AgentLoopConfig
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def code_score(final_text: str, ground_truth: Any, **info: Any) -> dict:
     ``info`` keys reach :func:`reward.compute_score` (``data_source``, ``extra_info``,
     ``sandbox_url``, ``score_mode``, ...). Adds ``format_error`` = no code in the text.
     """
-    from reward.verl import compute_score
+    from judgebox.reward.score import compute_score
 
     kwargs = {k: v for k, v in info.items() if k not in ("stop_reason", "num_turns")}
     result = dict(compute_score(solution_str=final_text, ground_truth=ground_truth, **kwargs))

@@ -25,11 +25,14 @@ RUN groupadd --system --gid 10001 sandbox \
 ARG WHEELHOUSE=docker/wheelhouse
 COPY ${WHEELHOUSE}/ /tmp/wheels/
 COPY docker/requirements-image.txt /tmp/src/docker/requirements-image.txt
-COPY pyproject.toml README.md /tmp/src/
+COPY pyproject.toml setup.py README.md /tmp/src/
+COPY judgebox /tmp/src/judgebox
 COPY sandbox /tmp/src/sandbox
 COPY reward /tmp/src/reward
 COPY agent /tmp/src/agent
-COPY judgebox /tmp/src/judgebox
+COPY integrations /tmp/src/integrations
+COPY datasets /tmp/src/datasets
+COPY configs /tmp/src/configs
 RUN python3 -m venv /opt/judgebox \
  && if ls /tmp/wheels/judgebox-*.whl >/dev/null 2>&1; then \
       /opt/judgebox/bin/pip install --no-cache-dir --no-index --find-links=/tmp/wheels \
@@ -38,7 +41,7 @@ RUN python3 -m venv /opt/judgebox \
       /opt/judgebox/bin/pip install --no-cache-dir /tmp/src -r /tmp/src/docker/requirements-image.txt; \
     fi \
  && rm -rf /tmp/wheels /tmp/src \
- && /opt/judgebox/bin/python -c "import numpy, pytest, sandbox.server"
+ && /opt/judgebox/bin/python -c "import numpy, pytest, judgebox.sandbox.server"
 
 ENV PATH=/opt/judgebox/bin:$PATH \
     JUDGEBOX_PYTHON=/opt/judgebox/bin/python \

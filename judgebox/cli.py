@@ -93,10 +93,10 @@ async def until_terminated(coro):
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from reward.openrlhf import create_router
-    from sandbox import LocalSandbox, SandboxClient
-    from sandbox.config import SandboxSettings
-    from sandbox.server import create_app
+    from judgebox.integrations.openrlhf.endpoint import create_router
+    from judgebox.sandbox import LocalSandbox, SandboxClient
+    from judgebox.sandbox.config import SandboxSettings
+    from judgebox.sandbox.server.app import create_app
 
     overrides = {k: v for k, v in {
         "python": args.python, "max_concurrency": args.max_concurrency,
@@ -126,13 +126,12 @@ def _ks(text: str) -> list[int]:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    import asyncio
     import os
 
-    from reward.evaluate import Evaluation, check_sanitizable, dataset_samples, read_samples, unattempted
-    from reward.loaders import load_dataset
-    from reward.report import print_table, write_chart, write_summary
-    from sandbox import SandboxClient
+    from judgebox.reward.evaluate import Evaluation, check_sanitizable, dataset_samples, read_samples, unattempted
+    from judgebox.reward.loaders import load_dataset
+    from judgebox.reward.report import print_table, write_chart, write_summary
+    from judgebox.sandbox import SandboxClient
 
     problems, manifest = load_dataset(args.dataset, args.format)
     name = manifest.name if manifest else Path(args.dataset).name.split(".")[0]
@@ -218,15 +217,14 @@ def _json_arg(flag: str, text: Optional[str]) -> dict:
 
 
 def _rollout(args: argparse.Namespace) -> int:
-    import asyncio
 
     from pydantic import ValidationError
 
-    from agent.rollout import Rollout
-    from reward.evaluate import Evaluation
-    from reward.loaders import load_dataset
-    from reward.report import print_table, write_summary
-    from sandbox import SandboxClient
+    from judgebox.agent.rollout import Rollout
+    from judgebox.reward.evaluate import Evaluation
+    from judgebox.reward.loaders import load_dataset
+    from judgebox.reward.report import print_table, write_summary
+    from judgebox.sandbox import SandboxClient
 
     sampling = _json_arg("--sampling-params", args.sampling_params)
     settings = _json_arg("--config", args.config)
@@ -234,13 +232,13 @@ def _rollout(args: argparse.Namespace) -> int:
         settings.setdefault("max_assistant_turns", 1)
         tools = []
     else:
-        from agent.tools import load_tools
+        from judgebox.agent.tools import load_tools
 
         tools = load_tools(readable("--tools", args.tools, "give a tool config YAML (verl format) or 'none'"))
     if args.max_model_len is not None:
         settings.setdefault("max_model_len", args.max_model_len)
     try:
-        from agent.config import AgentLoopConfig
+        from judgebox.agent.config import AgentLoopConfig
 
         config = AgentLoopConfig(**settings)
     except ValidationError as exc:
@@ -257,7 +255,7 @@ def _rollout(args: argparse.Namespace) -> int:
 
     from transformers import AutoTokenizer
 
-    from agent.loop import ToolAgentLoop
+    from judgebox.agent.loop import ToolAgentLoop
 
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer or args.model)
 
@@ -316,15 +314,15 @@ class _LazyBackend:
 def _backend(args: argparse.Namespace, config):
     """The generation backend named by ``--backend``."""
     if args.backend == "vllm":
-        from agent.backends import VLLMBackend
+        from judgebox.agent.backends import VLLMBackend
 
         kwargs = {"max_model_len": config.max_model_len} if config.max_model_len else {}
         return VLLMBackend.from_model(args.model, **kwargs, **_json_arg("--engine-args", args.engine_args))
     if args.backend == "openai":
-        from agent.backends import OpenAIBackend
+        from judgebox.agent.backends import OpenAIBackend
 
         return OpenAIBackend(args.base_url, args.served_model_name or args.model)
-    from agent.backends import HFBackend
+    from judgebox.agent.backends import HFBackend
 
     return HFBackend.from_model(args.model, max_model_len=config.max_model_len)
 
@@ -333,7 +331,7 @@ def _datasets(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from reward.loaders import list_manifests
+    from judgebox.reward.loaders import list_manifests
 
     table = Table(title="judgebox datasets", show_lines=False)
     for column in ("name", "format", "language", "--samples", "local file / how to get it"):
@@ -351,8 +349,8 @@ def _convert(args: argparse.Namespace) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from reward.loaders import load_dataset
-    from reward.loaders.verl import to_row
+    from judgebox.reward.loaders import load_dataset
+    from judgebox.reward.loaders.verl import to_row
 
     problems, manifest = load_dataset(args.dataset, args.format)
     name = manifest.name if manifest else Path(args.dataset).name.split(".")[0]
@@ -459,7 +457,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``judgebox`` command."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from sandbox.isolation import IsolationUnavailable
+    from judgebox.sandbox.isolation.unit import IsolationUnavailable
 
     try:
         return args.func(args)

@@ -1,25 +1,22 @@
-"""judgebox reward: test specifications, honest verdicts, verl/TRL scoring functions and pass@k.
+"""judgebox reward: test specifications, honest verdicts, and pass@k (verl's and TRL's scoring functions: :mod:`judgebox.integrations`).
 
 Public API:
 
 - :func:`judge` / :func:`ajudge`: one submission against a :class:`TestSpec` -> :class:`Judgement`;
 - :func:`extract_code`: the program inside a model completion;
-- :func:`check_correctness`: drop-in for verl's ``sandbox_fusion.utils.check_correctness``;
-- :func:`compute_score`: verl ``custom_reward_function``;
-- :data:`code_reward` / :func:`make_code_reward`: TRL ``reward_funcs`` callable;
+- :func:`compute_score`: one completion against its ground truth as a reward dict (verl's
+  ``custom_reward_function``: :mod:`judgebox.integrations.verl`);
 - :func:`score_batch` (async) / :func:`judge_many` (threads): many submissions, bounded concurrency.
 """
 
 from .batch import judge_many, score_batch
 from .extract import extract_code
 from .judge import ajudge, judge
+from .score import compute_score
 from .spec import CallCase, StdioCase, TestDataError, TestSpec
-from .trl import code_reward, make_code_reward
 from .verdict import Judgement, TestResult, Verdict
-from .verl import check_correctness, compute_score
 
 __all__ = [
     "CallCase", "Judgement", "StdioCase", "TestDataError", "TestResult", "TestSpec", "Verdict", "ajudge",
-    "check_correctness", "code_reward", "compute_score", "extract_code", "judge", "judge_many",
-    "make_code_reward", "score_batch",
+    "compute_score", "extract_code", "judge", "judge_many", "score_batch",
 ]

@@ -1,6 +1,6 @@
 """Many submissions at once, with bounded concurrency (async and thread-pool faces).
 
-Each submission is still one sandbox batch (:func:`reward.judge.judge`); ``concurrency`` bounds how
+Each submission is still one sandbox batch (:func:`judgebox.reward.judge.judge`); ``concurrency`` bounds how
 many are in flight. The sandbox's own admission control queues the rest of the work.
 """
 
@@ -10,7 +10,7 @@ import asyncio
 import concurrent.futures
 from typing import Optional, Sequence
 
-from sandbox.client import SandboxClient
+from judgebox.sandbox.client.client import SandboxClient
 
 from .judge import ajudge, judge
 from .spec import TestSpec
@@ -25,10 +25,10 @@ async def score_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client
         specs, codes: equal-length sequences (one spec per code; the same spec may repeat).
         client: sandbox client (default: the process-wide one).
         concurrency: submissions in flight (>= 1).
-        stop_on_first_failure: see :func:`reward.judge.judge`.
+        stop_on_first_failure: see :func:`judgebox.reward.judge.judge`.
 
     Returns:
-        one :class:`~reward.verdict.Judgement` per code, in order.
+        one :class:`~judgebox.reward.verdict.Judgement` per code, in order.
 
     Raises:
         ValueError: lengths differ or ``concurrency < 1``.

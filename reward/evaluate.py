@@ -26,10 +26,10 @@ from typing import Any, Iterable, Optional
 from pydantic import BaseModel
 from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
 
-from reward.judge import ajudge
-from reward.loaders import Problem, read_rows
-from reward.report import EvalSummary, summarize
-from reward.verdict import Judgement, Verdict
+from judgebox.reward.judge import ajudge
+from judgebox.reward.loaders import Problem, read_rows
+from judgebox.reward.report import EvalSummary, summarize
+from judgebox.reward.verdict import Judgement, Verdict
 
 
 class Sample(BaseModel):
@@ -87,7 +87,7 @@ def check_sanitizable(problems: list[Problem]) -> None:
         ValueError: a problem is not a Python function-completion problem (names it), or
             evalplus is not installed (says how to install it).
     """
-    from reward.sanitize import sanitize
+    from judgebox.reward.sanitize import sanitize
 
     for p in problems:
         if p.spec is not None and (p.spec.kind == "stdio" or p.language not in ("python", "py", "python3")
@@ -169,7 +169,7 @@ class Evaluation:
         retries: extra attempts for a sample whose judgement is ``infra_error``.
         stop_on_first_failure: stop a sample's tests at the first failure (faster, less detail).
         dataset: the name shown in the summary.
-        sanitize: sanitize each sample (evalplus's sanitizer, :func:`reward.sanitize.sanitize_candidate`).
+        sanitize: sanitize each sample (evalplus's sanitizer, :func:`judgebox.reward.sanitize.sanitize_candidate`).
 
     Raises:
         ValueError: ``concurrency < 1`` or ``retries < 0``.

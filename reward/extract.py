@@ -122,7 +122,7 @@ def extract_code(completion: str, language: str = "python", policy: Literal["las
         policy: ``"last"`` or ``"first"`` matching block.
         sanitize: then keep only imports and the definitions ``entry_point`` needs (all definitions
             when ``entry_point`` is ``None``), dropping top-level statements: evalplus's sanitizer
-            (:mod:`reward.sanitize`); Python only.
+            (:mod:`judgebox.reward.sanitize`); Python only.
         entry_point: the function the tests call (with ``sanitize``).
 
     Returns:

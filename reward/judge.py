@@ -1,4 +1,4 @@
-"""The judge: one submission against one :class:`~reward.spec.TestSpec`, one sandbox call, an honest verdict.
+"""The judge: one submission against one :class:`~judgebox.reward.spec.TestSpec`, one sandbox call, an honest verdict.
 
 Rules (each pinned by a test in ``tests/reward``):
 
@@ -10,7 +10,7 @@ Rules (each pinned by a test in ``tests/reward``):
   marker after its test (BUG-027); call results are compared on the host as JSON values (a lying
   ``__eq__`` cannot pass, tuple -> list, BUG-017/010); a raising function is a runtime error
   (BUG-016);
-- stdio outputs are compared with the spec's checker (:mod:`reward.checkers`, default ``lines``);
+- stdio outputs are compared with the spec's checker (:mod:`judgebox.reward.checkers`, default ``lines``);
   a stdout cut at the sandbox output limit is a wrong answer when the expected output is shorter
   than what came back, else ``test_data_error`` (the limit, ``JUDGEBOX_OUTPUT_LIMIT_BYTES``, is too
   small for the problem).
@@ -29,15 +29,16 @@ import threading
 from typing import Any, Awaitable, Callable, Optional
 
 from pydantic import ValidationError
-from sandbox.client import SandboxClient
-from sandbox.errors import SandboxInfraError, SandboxRequestError
-from sandbox.models import CommandRunResult, CommandRunStatus, RunStatus, RunTestsRequest, RunTestsResponse
+
+from judgebox.sandbox.client.client import SandboxClient
+from judgebox.sandbox.errors import SandboxInfraError, SandboxRequestError
+from judgebox.sandbox.models import CommandRunResult, CommandRunStatus, RunStatus, RunTestsRequest, RunTestsResponse
 
 from .checkers import get_checker
-from .harness.protocol import marker, test_lines, without_protocol
 from .checkers.checker import JURY_CHECKED, checker_outcomes, checker_request, problem_key
 from .checkers.float import EPS, values_close
 from .harness import build_plan, sandbox_language
+from .harness.protocol import marker, test_lines, without_protocol
 from .spec import TestDataError, TestSpec
 from .verdict import Judgement, TestResult, Verdict
 
@@ -51,7 +52,7 @@ _client_lock = threading.Lock()
 
 
 def default_client() -> SandboxClient:
-    """The process-wide :class:`~sandbox.client.SandboxClient` (from the environment; embedded if none)."""
+    """The process-wide :class:`~judgebox.sandbox.client.client.SandboxClient` (from the environment; embedded if none)."""
     global _default_client
     with _client_lock:
         if _default_client is None:
@@ -80,13 +81,13 @@ def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
     Args:
         spec: the problem's tests; ``spec.prefix`` is prepended to ``code``.
         code: the candidate source (already extracted from the completion, see
-            :func:`reward.extract.extract_code`).
+            :func:`judgebox.reward.extract.extract_code`).
         client: the sandbox client (default: :func:`default_client`).
         stop_on_first_failure: skip the remaining tests after the first failure; skipped tests count
             as not passed (use for binary rewards; the pass rate is then a lower bound).
 
     Returns:
-        a :class:`~reward.verdict.Judgement`; never raises for bad test data (``test_data_error``) or
+        a :class:`~judgebox.reward.verdict.Judgement`; never raises for bad test data (``test_data_error``) or
         an unreachable sandbox (``infra_error``).
     """
     client = client or default_client()

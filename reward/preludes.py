@@ -2,7 +2,7 @@
 
 A solution written for one of these harnesses may use names it never imports (starter code such as
 ``def f(self, a: List[int])`` relies on ``typing.List``). The loader of each dataset sets
-:attr:`reward.spec.TestSpec.prelude` to the block of the dataset's own harness, so the spec shows it
+:attr:`judgebox.reward.spec.TestSpec.prelude` to the block of the dataset's own harness, so the spec shows it
 and nothing is guessed at run time (BUG-047). The block runs before the candidate module, in the
 same file; ``from __future__`` imports of the candidate are moved above it (they must come first).
 

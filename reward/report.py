@@ -1,6 +1,6 @@
 """Evaluation reports: the summary of a results file, as a terminal table, a JSON file and a PNG chart.
 
-The summary counts every sample by verdict. pass@k (:mod:`reward.passk`) is computed per problem over
+The summary counts every sample by verdict. pass@k (:mod:`judgebox.reward.passk`) is computed per problem over
 its *scored* samples only: ``infra_error`` (the sandbox could not answer, after retries) and
 ``test_data_error`` (the problem's tests are unusable) say nothing about the program, so they are
 left out of ``n`` and counted in ``excluded`` instead (case BUG-007: never folded in as failures).
@@ -19,8 +19,8 @@ from typing import Iterable, Optional
 
 from pydantic import BaseModel, Field
 
-from reward.passk import summarize_pass_at_k
-from reward.verdict import Verdict
+from judgebox.reward.passk import summarize_pass_at_k
+from judgebox.reward.verdict import Verdict
 
 #: Verdicts that carry no information about the program: excluded from pass@k.
 UNSCORED = (Verdict.infra_error.value, Verdict.test_data_error.value)

@@ -14,7 +14,7 @@ Kinds:
 
 ``prefix`` is prepended to the candidate code (HumanEval/MultiPL-E ``prompt``; empty for full programs);
 ``prelude`` (Python) is the import block of the dataset's official harness, put before both
-(:mod:`reward.preludes`: APPS/TACO, LiveCodeBench, LeetCode). ``cpp_std`` chooses the C++ standard
+(:mod:`judgebox.reward.preludes`: APPS/TACO, LiveCodeBench, LeetCode). ``cpp_std`` chooses the C++ standard
 (default ``gnu++20``). ``input_file``/``output_file`` declare file I/O for ``stdio`` problems
 (USACO-style ``X.in``/``X.out``): each case's ``stdin`` is also written to the input file, and the
 output file, when declared, is what the checker compares instead of stdout; a case's ``files`` are
@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sandbox.models import CppStd, validate_relative_path
+from judgebox.sandbox.models import CppStd, validate_relative_path
 
 from .preludes import get_prelude
 
@@ -89,7 +89,7 @@ class TestSpec(BaseModel):
     entry_point: Optional[str] = None
     prefix: str = ""
     prelude: str = Field("", description="Python put before prefix + code: the official harness's import "
-                                         "block (reward.preludes.PRELUDES), set by the loader")
+                                         "block (judgebox.reward.preludes.PRELUDES), set by the loader")
     cpp_std: CppStd = Field(None, description="g++ -std value for C++ (None = gnu++20)")
     input_file: Optional[str] = Field(None, description="stdio: each case's stdin is also written here")
     output_file: Optional[str] = Field(None, description="stdio: the checker compares this file's content "
@@ -167,7 +167,7 @@ class TestSpec(BaseModel):
         line, whose output is the JSON text of the return value (LiveCodeBench). An APPS output that
         is a non-empty list also accepts its first element, the rule of APPS's ``run_test``
         (``output == expected or output == expected[0]``). Non-empty ``assert_case`` entries make
-        assert tests. A ``language`` key sets the spec's language, ``prelude`` names a :data:`reward.preludes.PRELUDES`
+        assert tests. A ``language`` key sets the spec's language, ``prelude`` names a :data:`judgebox.reward.preludes.PRELUDES`
         entry, ``input_file``/``output_file`` declare file I/O. ``fields`` override spec fields (``language``,
         ``checker``, ``run_timeout``, ...).
 

@@ -1,7 +1,7 @@
 """judgebox sandbox: run untrusted code under limits, embedded or behind a SandboxFusion-compatible API.
 
 Public API: :class:`LocalSandbox` (embedded executor), :class:`SandboxSettings` (configuration) and the
-wire models in :mod:`sandbox.models`.
+wire models in :mod:`judgebox.sandbox.models`.
 """
 
 from .client import ClientSettings, SandboxClient
@@ -30,7 +30,7 @@ from .models import (
     SessionInfo,
     SessionRunResult,
 )
-from .sessions_client import Session
+from .sessions.handle import Session
 
 __all__ = [
     "SandboxClient", "SandboxError", "SandboxInfraError", "SandboxRequestError", "LocalSandbox", "SandboxSettings", "CommandRunResult", "CommandRunStatus", "RunCodeRequest",

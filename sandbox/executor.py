@@ -1,8 +1,8 @@
 """The executor: turns a request into a working directory, a compile step and run steps.
 
-Synchronous and thread-safe. Concurrency limits live in :mod:`sandbox.admission`; per-command limits
-in :mod:`sandbox.process`; users, cgroups and namespaces in :mod:`sandbox.isolation`; the language
-recipes in :mod:`sandbox.languages`; notebook cells in :mod:`sandbox.jupyter`.
+Synchronous and thread-safe. Concurrency limits live in :mod:`judgebox.sandbox.server.admission`; per-command limits
+in :mod:`judgebox.sandbox.process`; users, cgroups and namespaces in :mod:`judgebox.sandbox.isolation.unit`; the language
+recipes in :mod:`judgebox.sandbox.languages`; notebook cells in :mod:`judgebox.sandbox.sessions.jupyter`.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from typing import Callable, Iterator, Optional, Sequence
 
 from .cancel import Cancel, Cancelled
 from .case_reset import CaseReset
-from .compile_cache import CompileCache, compile_key, toolchain_id
 from .config import SandboxSettings
-from .isolation import Isolation, RunIsolation
+from .isolation.unit import Isolation, RunIsolation
 from .languages import RECIPES, Recipe, installed_languages, toolchain_env, toolchain_version
+from .limits import RunLimits
 from .models import (
     CommandRunResult,
     CommandRunStatus,
@@ -39,11 +39,11 @@ from .models import (
     decode_files,
     overall_status,
 )
-from .jvm import javac_archives, javac_key
-from .pch import pch_key, precompiled_headers
-from .forkserver import ForkServer, ForkServerUnavailable, is_script_command
-from .limits import RunLimits
 from .process import ProcessResult, run_process
+from .speedups.compile_cache import CompileCache, compile_key, toolchain_id
+from .speedups.forkserver import ForkServer, ForkServerUnavailable, is_script_command
+from .speedups.jvm import javac_archives, javac_key
+from .speedups.pch import pch_key, precompiled_headers
 
 
 class Executor:
@@ -149,7 +149,7 @@ class Executor:
 
         Args:
             files: ``{relative path: content bytes}`` (already validated by the request model).
-            iso: the request's isolation (:meth:`sandbox.isolation.Isolation.for_run`).
+            iso: the request's isolation (:meth:`judgebox.sandbox.isolation.unit.Isolation.for_run`).
 
         Raises:
             ValueError: a path resolves outside the directory.
@@ -261,7 +261,7 @@ class Executor:
                 request ends as ``SandboxError`` with a message saying so.
 
         Returns:
-            a :class:`~sandbox.models.RunCodeResponse`; an unsupported language is ``SandboxError``
+            a :class:`~judgebox.sandbox.models.RunCodeResponse`; an unsupported language is ``SandboxError``
             with the installed languages in ``message``. Never raises for a program's behaviour.
         """
         resp, files = self._run(request, [TestCaseInput(stdin=request.stdin)], cancel=cancel)
@@ -279,7 +279,7 @@ class Executor:
             cancel: as for :meth:`run_code`.
 
         Returns:
-            a :class:`~sandbox.models.RunTestsResponse` whose ``run_results[i]`` belongs to
+            a :class:`~judgebox.sandbox.models.RunTestsResponse` whose ``run_results[i]`` belongs to
             ``request.cases[i]`` (``None`` when skipped or when compilation failed).
         """
         return self._run(request, request.cases, request.stop_on_first_failure, cancel)[0]
@@ -316,7 +316,7 @@ class Executor:
                 reset = CaseReset(workdir, iso.scratch, iso.user) if len(cases) > 1 else None
                 for i, case in enumerate(cases):
                     if i and reset is not None:
-                        reset.restore()  # every case starts from the same files (sandbox.case_reset)
+                        reset.restore()  # every case starts from the same files (judgebox.sandbox.case_reset)
                     runs[i] = r = (self._case_files(workdir, case, i, iso.user)
                                    or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
                                                    cancel))
@@ -438,11 +438,11 @@ def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[Com
 
 
 def to_command_result(res: ProcessResult) -> CommandRunResult:
-    """Convert a :class:`~sandbox.process.ProcessResult` to the wire model (UTF-8 with replacement).
+    """Convert a :class:`~judgebox.sandbox.process.ProcessResult` to the wire model (UTF-8 with replacement).
 
     A command that could not be started is ``status=Error`` (the request becomes ``SandboxError``),
     except a program file in the working folder that could not be executed (the run made it so):
-    that is ``Finished`` with return code 126 or 127 (:func:`sandbox.process.program_exec_status`).
+    that is ``Finished`` with return code 126 or 127 (:func:`judgebox.sandbox.process.program_exec_status`).
     """
     if res.spawn_error:
         return CommandRunResult(status=CommandRunStatus.Error, stderr=res.spawn_error, stdout="")
@@ -465,7 +465,7 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 def _folder_of(root: int, rel: str, create: bool = False, uid: Optional[int] = None) -> tuple[int, str]:
     """Open the folder holding ``rel`` below the open folder ``root``, one name at a time with
-    ``O_NOFOLLOW`` (so any path up to 4095 bytes, :data:`sandbox.models.PATH_MAX`, is reached
+    ``O_NOFOLLOW`` (so any path up to 4095 bytes, :data:`judgebox.sandbox.models.PATH_MAX`, is reached
     whatever the length of the working folder's own path, and no link is ever followed).
 
     Args:

@@ -144,7 +144,7 @@ class Recipe:
         module: a Python module the interpreter must be able to import for the language to count
             as installed (``pytest``); ``None`` when finding the program on ``PATH`` is enough.
         outputs: what the compile step writes, relative to the working folder, kept in the compile
-            cache (:mod:`sandbox.compile_cache`): fixed names, or ``"**/*.ext"`` for every file
+            cache (:mod:`judgebox.sandbox.speedups.compile_cache`): fixed names, or ``"**/*.ext"`` for every file
             with that suffix; empty: the compile is not cached.
     """
 

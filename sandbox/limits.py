@@ -1,6 +1,6 @@
 """Per-command limits as data: the verdict time limit, the wall cap and the rlimits they become.
 
-Used by the engine (:mod:`sandbox.process` enforces the times) and by the isolation (the child
+Used by the engine (:mod:`judgebox.sandbox.process` enforces the times) and by the isolation (the child
 applies :func:`command_rlimits`); it imports nothing of judgebox.
 """
 
@@ -19,7 +19,7 @@ class RunLimits:
     time is within it (CPU time makes verdicts stable under load; wall time forgives runtimes whose
     helper threads burn CPU, such as the JVM's JIT). ``wall_limit`` is the safety cap at which the
     process group is killed; it is stretched by the time the program spent waiting for a CPU
-    (:func:`sandbox.process.runqueue_wait`), up to ``10 * wall_limit``, so that a loaded host does not turn a correct
+    (:func:`judgebox.sandbox.process.runqueue_wait`), up to ``10 * wall_limit``, so that a loaded host does not turn a correct
     program into a timeout (BUG-031) while a sleeping or blocked one is still killed on time.
     """
 
@@ -40,7 +40,7 @@ class RunLimits:
 
 
 def command_rlimits(limits: RunLimits) -> dict:
-    """The rlimits of a command under ``limits`` for :func:`sandbox.childsetup.apply_rlimits`:
+    """The rlimits of a command under ``limits`` for :func:`judgebox.sandbox.isolation.childsetup.apply_rlimits`:
     ``RLIMIT_CPU`` at the wall cap rounded up plus 1 s (a backstop: the parent enforces the times).
 
     The memory limit is *not* applied as ``RLIMIT_AS`` here: an address-space limit stops threaded

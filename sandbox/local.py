@@ -19,18 +19,18 @@ from .config import SandboxSettings
 from .errors import Overloaded, SandboxOverloaded, SandboxServerError
 from .executor import Executor
 from .models import (
-    SessionList,
-    SessionRunRequest,
-    SessionRunResult,
     RunCodeRequest,
     RunCodeResponse,
     RunJupyterRequest,
     RunJupyterResponse,
     RunTestsRequest,
     RunTestsResponse,
+    SessionList,
+    SessionRunRequest,
+    SessionRunResult,
 )
-from .sessions import SessionManager, SessionStartError
-from .sessions_client import Session, create_session_request
+from .sessions.handle import Session, create_session_request
+from .sessions.manager import SessionManager, SessionStartError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -44,7 +44,7 @@ class LocalSandbox:
     """In-process sandbox.
 
     Args:
-        settings: limits and capacity (default: :class:`~sandbox.config.SandboxSettings` from env).
+        settings: limits and capacity (default: :class:`~judgebox.sandbox.config.SandboxSettings` from env).
         **overrides: fields of ``SandboxSettings`` to override, e.g. ``max_concurrency=4``.
 
     Concurrency: at most ``settings.max_concurrency`` programs run at once across all threads and
@@ -76,7 +76,7 @@ class LocalSandbox:
 
     def run_jupyter(self, request: Union[RunJupyterRequest, dict]) -> RunJupyterResponse:
         """Run notebook cells in a fresh kernel (``/run_jupyter`` semantics)."""
-        from .jupyter import run_jupyter
+        from .sessions.jupyter import run_jupyter
 
         req = as_model(RunJupyterRequest, request)
         with self._slots:
@@ -108,7 +108,7 @@ class LocalSandbox:
 
     def create_session(self, language: str = "python", memory_limit_MB: Optional[int] = None,
                        idle_timeout: float = 300.0) -> Session:
-        """Start a session: one kernel kept between calls (see :mod:`sandbox.sessions`).
+        """Start a session: one kernel kept between calls (see :mod:`judgebox.sandbox.sessions.manager`).
 
         Args:
             language: ``"python"`` (the only session language).

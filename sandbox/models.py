@@ -44,7 +44,7 @@ class CommandRunStatus(str, Enum):
 
 
 class RunStatus(str, Enum):
-    """Outcome of a whole request (SandboxFusion's rule, see :func:`sandbox.models.overall_status`)."""
+    """Outcome of a whole request (SandboxFusion's rule, see :func:`judgebox.sandbox.models.overall_status`)."""
 
     Success = "Success"
     Failed = "Failed"
@@ -160,7 +160,7 @@ class RunCodeRequest(_Request):
     Fields: ``code`` (source text), ``language`` (one of :data:`SANDBOX_FUSION_LANGUAGES`),
     ``compile_timeout``/``run_timeout`` (seconds, > 0), ``memory_limit_MB`` (MiB; ``-1`` = server
     default; clamped to what the host allows), ``disk_limit_MB`` (MiB; judgebox extension, see
-    :mod:`sandbox.quota`), ``stdin`` (text fed to a pipe that is then closed;
+    :mod:`judgebox.sandbox.isolation.disk`), ``stdin`` (text fed to a pipe that is then closed;
     ``None`` = empty), ``files``, ``fetch_files`` and ``args`` (appended to the run command, e.g.
     ``["-x"]`` for pytest; SandboxFusion's server field, which its client does not send).
     """

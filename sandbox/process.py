@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable, ContextManager, Optional, Sequence
 
-from .childsetup import ChildSetup, compose
+from .isolation.childsetup import ChildSetup, compose
 from .limits import RunLimits, command_rlimits
-from .forkserver import ForkServer, ForkServerUnavailable
+from .speedups.forkserver import ForkServer, ForkServerUnavailable
 
 #: After the main process exits, how long to wait for the pipes to reach EOF (seconds).
 _DRAIN_GRACE = 0.5
@@ -289,9 +289,9 @@ def run_process(
         cpu_seconds: CPU seconds used so far by the whole run (cgroup); the command's CPU time is
             its growth during the command (else the rusage of the reaped process tree).
         spawning: context manager the child is started inside (a fresh PID namespace, see
-            :mod:`sandbox.pidns`).
+            :mod:`judgebox.sandbox.isolation.pidns`).
         forkserver: fork the child from this warm interpreter (``argv`` must be ``[python, script, *args]``,
-            :func:`sandbox.forkserver.is_script_command`); it applies ``setup`` (the data form of
+            :func:`judgebox.sandbox.speedups.forkserver.is_script_command`); it applies ``setup`` (the data form of
             ``preexec`` and ``seal``), the rlimits and the user switch exactly as a spawned child
             does. If the fork-server fails, the command is spawned.
         setup: see ``forkserver``.

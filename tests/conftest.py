@@ -27,7 +27,8 @@ from typing import Callable, Iterator, Optional
 import httpx
 import pytest
 
-from sandbox import LocalSandbox, RunCodeResponse
+from judgebox.sandbox import LocalSandbox, RunCodeResponse
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago."""

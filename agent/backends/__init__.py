@@ -5,9 +5,9 @@
 - :class:`HFBackend`: transformers ``generate``, for small models on CPU.
 """
 
-from agent.backends.base import Backend, GenerationResult
-from agent.backends.hf import HFBackend
-from agent.backends.openai import OpenAIBackend
-from agent.backends.vllm import VLLMBackend
+from judgebox.agent.backends.base import Backend, GenerationResult
+from judgebox.agent.backends.hf import HFBackend
+from judgebox.agent.backends.openai import OpenAIBackend
+from judgebox.agent.backends.vllm import VLLMBackend
 
 __all__ = ["Backend", "GenerationResult", "HFBackend", "OpenAIBackend", "VLLMBackend"]

@@ -3,7 +3,7 @@
 Supports ``max_tokens``, ``stop_token_ids``, ``temperature`` (0 = greedy), ``top_p``, ``top_k``,
 ``seed`` and ``logprobs`` (the sampled token's log-probability under the sampling distribution's
 logits, from ``compute_transition_scores``). Structured outputs and ``allowed_token_ids`` need an
-engine with a grammar: use :class:`agent.backends.VLLMBackend`.
+engine with a grammar: use :class:`judgebox.agent.backends.VLLMBackend`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import asyncio
 import threading
 from typing import Any, Optional
 
-from agent.backends.base import GenerationResult
+from judgebox.agent.backends.base import GenerationResult
 
 UNSUPPORTED = ("structured_outputs", "allowed_token_ids", "n")
 

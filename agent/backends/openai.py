@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from agent.backends.base import GenerationResult, finish_of
+from judgebox.agent.backends.base import GenerationResult, finish_of
 
 #: Keys of the backend dict sent under another name (or not at all) in the request body.
 RENAMED = {"logprobs": None, "structured_outputs": "structured_outputs"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Optional
 
-from agent.backends.base import GenerationResult, finish_of
+from judgebox.agent.backends.base import GenerationResult, finish_of
 
 _ids = itertools.count()
 

@@ -6,7 +6,8 @@
 ``@register_parser("name")``.
 """
 
-from agent.parsers.base import (
+from judgebox.agent.parsers import gpt_oss, hermes, llama3_json, qwen3_coder  # noqa: F401  (register the formats)
+from judgebox.agent.parsers.base import (
     PARSER_METRICS,
     ParsedToolCall,
     ParsedTurn,
@@ -16,7 +17,6 @@ from agent.parsers.base import (
     parser_names,
     register_parser,
 )
-from agent.parsers import gpt_oss, hermes, llama3_json, qwen3_coder  # noqa: F401  (register the formats)
 
 __all__ = [
     "PARSER_METRICS",

@@ -15,7 +15,7 @@ apply. A message from another role (a tool reply the model made up) ends the tur
 
 from __future__ import annotations
 
-from agent.parsers.base import (
+from judgebox.agent.parsers.base import (
     ParsedTurn,
     Segment,
     ToolCallParser,

@@ -9,7 +9,14 @@ complete object whose end tag is missing still counts (``unclosed_call``).
 
 from __future__ import annotations
 
-from agent.parsers.base import Segment, ToolCallParser, call_from_object, decode_json, register_parser, skip_space
+from judgebox.agent.parsers.base import (
+    Segment,
+    ToolCallParser,
+    call_from_object,
+    decode_json,
+    register_parser,
+    skip_space,
+)
 
 
 def scan_tagged_json(text: str, open_tag: str, close_tag: str, hint: str) -> Segment:

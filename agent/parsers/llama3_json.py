@@ -10,7 +10,14 @@ malformed call (an error observation). Prose before the JSON is content unless
 
 from __future__ import annotations
 
-from agent.parsers.base import Segment, ToolCallParser, call_from_object, decode_json, register_parser, skip_space
+from judgebox.agent.parsers.base import (
+    Segment,
+    ToolCallParser,
+    call_from_object,
+    decode_json,
+    register_parser,
+    skip_space,
+)
 
 PYTHON_TAG = "<|python_tag|>"
 

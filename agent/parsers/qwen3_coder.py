@@ -9,7 +9,7 @@
     </tool_call>
 
 Values are raw text (one leading and one trailing newline removed) typed by the tool's JSON
-Schema when the parser was given ``tools`` (:mod:`agent.parsers.values`); without a schema
+Schema when the parser was given ``tools`` (:mod:`judgebox.agent.parsers.values`); without a schema
 they stay strings. The format has no escaping, so a value ends at the first ``</parameter>``
 that is followed by what may follow a parameter (another ``<parameter=``, ``</function>``,
 ``</tool_call>`` or the end of the turn): code that prints ``"</parameter>"`` keeps its text.
@@ -19,8 +19,8 @@ not closed (a turn cut mid-call) is an error, never a call.
 
 from __future__ import annotations
 
-from agent.parsers.base import Segment, ToolCallParser, ParsedToolCall, register_parser, skip_space
-from agent.parsers.values import OMIT, convert_value
+from judgebox.agent.parsers.base import ParsedToolCall, Segment, ToolCallParser, register_parser, skip_space
+from judgebox.agent.parsers.values import OMIT, convert_value
 
 CALL, END_CALL = "<tool_call>", "</tool_call>"
 FUNC, END_FUNC = "<function=", "</function>"

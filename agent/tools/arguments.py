@@ -24,7 +24,7 @@ from typing import Any, Optional, Union
 
 import jsonschema
 
-from ..parsers.values import json_type
+from judgebox.agent.parsers.values import json_type
 
 __all__ = ["prepare_arguments", "validator_for"]
 

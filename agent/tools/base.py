@@ -1,6 +1,6 @@
 """``BaseTool``: verl's async tool lifecycle (``verl.tools.base_tool.BaseTool``), same names and shapes.
 
-A verl tool ports by changing its imports to ``agent.tools``. The lifecycle, per trajectory::
+A verl tool ports by changing its imports to ``judgebox.agent.tools``. The lifecycle, per trajectory::
 
     instance_id, first_response = await tool.create()          # once, on first use
     response, step_reward, metrics = await tool.execute(instance_id, {"code": "x = 1"})
@@ -9,7 +9,7 @@ A verl tool ports by changing its imports to ``agent.tools``. The lifecycle, per
     await tool.release(instance_id)                              # exactly once
 
 Unlike verl's agent loop (create + release around *every* call), judgebox's
-:class:`agent.tools.TrajectoryTools` keeps one instance per trajectory, so a stateful tool's state
+:class:`judgebox.agent.tools.TrajectoryTools` keeps one instance per trajectory, so a stateful tool's state
 survives between calls, and releases it exactly once however the trajectory ends.
 
 A subclass gives its schema either through the ``tool_schema`` argument (e.g. from YAML) or by
@@ -28,7 +28,7 @@ from typing import Any, Mapping, Optional, Union
 
 from pydantic import ValidationError
 
-from agent.tools.schema import OpenAIFunctionToolSchema, ToolResponse
+from judgebox.agent.tools.schema import OpenAIFunctionToolSchema, ToolResponse
 
 __all__ = ["BaseTool", "coerce_tool_schema"]
 

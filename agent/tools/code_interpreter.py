@@ -1,7 +1,7 @@
 """``CodeInterpreterTool`` (``code_interpreter``): a stateful Python interpreter per trajectory.
 
 Each tool *instance* (one ``create``, one trajectory) owns one sandbox session
-(:mod:`sandbox.sessions`): variables, imports and files persist across its calls, and nothing is
+(:mod:`judgebox.sandbox.sessions.manager`): variables, imports and files persist across its calls, and nothing is
 shared between instances, the n samples of one prompt included. ``release`` closes the session;
 a session whose release never comes (a crashed worker) is closed by the sandbox after
 ``idle_timeout`` seconds. The session is created lazily, on the first ``execute``.
@@ -11,10 +11,10 @@ to ``max_timeout``), ``reset`` (a fresh interpreter before the cell; it takes ef
 cell then fails) and, only when ``languages`` are configured, ``language`` (those run statelessly,
 one whole program per call, through ``run_code``).
 
-Observation: the plain-text format of :mod:`agent.tools.observation` (exact status lines there),
+Observation: the plain-text format of :mod:`judgebox.agent.tools.observation` (exact status lines there),
 cut to ``output_budget`` characters, or tokens when a ``tokenizer`` is configured. A sandbox that
 cannot be reached or cannot start an interpreter raises
-:class:`~sandbox.errors.SandboxInfraError` (``TrajectoryTools`` turns it into its ``infra_error``
+:class:`~judgebox.sandbox.errors.SandboxInfraError` (``TrajectoryTools`` turns it into its ``infra_error``
 observation): an infrastructure failure is never shown as the code's result.
 
 Plain SandboxFusion servers have no ``/sessions``: detected once (the first ``POST /sessions``
@@ -37,14 +37,14 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agent.tools.base import BaseTool
-from agent.tools.observation import NOTE_LOST, NOTE_RESET, fit_budget, format_cell, format_program
-from agent.tools.schema import OpenAIFunctionToolSchema, ToolResponse
-from sandbox.client import SandboxClient
-from sandbox.errors import SandboxInfraError, SandboxServerError, SessionNotFound, SessionsUnsupported
-from sandbox.local import LocalSandbox
-from sandbox.models import CellRunResult, RunStatus, SessionRunResult
-from sandbox.sessions_client import Session
+from judgebox.agent.tools.base import BaseTool
+from judgebox.agent.tools.observation import NOTE_LOST, NOTE_RESET, fit_budget, format_cell, format_program
+from judgebox.agent.tools.schema import OpenAIFunctionToolSchema, ToolResponse
+from judgebox.sandbox.client.client import SandboxClient
+from judgebox.sandbox.errors import SandboxServerError, SessionNotFound, SessionsUnsupported
+from judgebox.sandbox.local import LocalSandbox
+from judgebox.sandbox.models import CellRunResult, RunStatus, SessionRunResult
+from judgebox.sandbox.sessions.handle import Session
 
 __all__ = ["CodeInterpreterConfig", "CodeInterpreterTool"]
 
@@ -56,7 +56,7 @@ class CodeInterpreterConfig(BaseModel):
 
     Attributes:
         sandbox_url: one base URL, several (a list or comma-separated), or ``None`` for an embedded
-            :class:`~sandbox.local.LocalSandbox`.
+            :class:`~judgebox.sandbox.local.LocalSandbox`.
         timeout: default cell time limit (seconds) when the model gives none.
         max_timeout: the most a model-given ``timeout`` may be (larger values are clamped).
         memory_limit_MB: memory of one session's interpreter and its children (MiB; ``None``: the
@@ -68,9 +68,9 @@ class CodeInterpreterConfig(BaseModel):
         stderr_tail: characters of stderr shown (its end).
         traceback_frames: frames of a traceback shown (the last ones).
         languages: other ``run_code`` languages the model may pick (stateless); empty = Python only.
-        client: :class:`~sandbox.client.ClientSettings` fields for the HTTP client (e.g.
+        client: :class:`~judgebox.sandbox.client.client.ClientSettings` fields for the HTTP client (e.g.
             ``{"max_concurrency": 64, "deadline": 120}``).
-        clamp, type: read by :class:`~agent.tools.base.BaseTool` / verl's loader.
+        clamp, type: read by :class:`~judgebox.agent.tools.base.BaseTool` / verl's loader.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -98,7 +98,7 @@ class CodeInterpreterConfig(BaseModel):
     @field_validator("languages")
     @classmethod
     def _known(cls, v: list[str]) -> list[str]:
-        from sandbox.models import SANDBOX_FUSION_LANGUAGES
+        from judgebox.sandbox.models import SANDBOX_FUSION_LANGUAGES
 
         bad = [x for x in v if x not in SANDBOX_FUSION_LANGUAGES]
         if bad:

@@ -3,7 +3,7 @@
 Format (one file; verl's ``initialize_tools_from_config`` format for class entries)::
 
     tools:
-      - class_name: agent.tools.code_interpreter.CodeInterpreterTool   # a BaseTool subclass
+      - class_name: judgebox.agent.tools.code_interpreter.CodeInterpreterTool   # a BaseTool subclass
         config: {type: native, clamp: {timeout: 30}}                   # its config (dict)
         tool_schema: {type: function, function: {...}}                # optional: the class's own otherwise
       - function: my_package.tools.word_count    # a @function_tool, or a plain typed, documented function
@@ -26,8 +26,8 @@ from typing import Any, Union
 
 import yaml
 
-from agent.tools.base import BaseTool
-from agent.tools.function import FunctionTool
+from judgebox.agent.tools.base import BaseTool
+from judgebox.agent.tools.function import FunctionTool
 
 __all__ = ["ToolConfigError", "build_tool", "load_tools"]
 
@@ -80,7 +80,7 @@ def build_tool(entry: Any, where: str) -> BaseTool:
     try:
         if "class_name" in entry:
             if not (isinstance(target, type) and issubclass(target, BaseTool)):
-                raise ToolConfigError(f"{where}: {dotted!r} is not a subclass of agent.tools.BaseTool")
+                raise ToolConfigError(f"{where}: {dotted!r} is not a subclass of judgebox.agent.tools.BaseTool")
             return target(config=config, tool_schema=entry.get("tool_schema"))
         fn = target.fn if isinstance(target, FunctionTool) else target
         if not callable(fn):

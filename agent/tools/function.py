@@ -15,7 +15,7 @@ Where it runs:
 - ``async def``: awaited on the caller's loop; a timeout cancels it.
 - sync, default: in its own daemon thread. Python cannot stop a thread, so on a timeout the caller
   stops waiting at once and the call is *abandoned* (counted in
-  :class:`agent.tools.ToolMetrics` and :attr:`FunctionTool.abandoned_running`); it never holds a
+  :class:`judgebox.agent.tools.ToolMetrics` and :attr:`FunctionTool.abandoned_running`); it never holds a
   shared executor slot.
 - ``process=True`` (sync or async): in a worker process (``spawn``; reused between calls); a
   timeout or cancellation SIGKILLs the worker's process group, so the work really stops. Arguments
@@ -37,8 +37,8 @@ import signal
 import threading
 from typing import Any, Callable, Optional, Union
 
-from agent.tools.base import BaseTool
-from agent.tools.schema import OpenAIFunctionToolSchema, ToolResponse
+from judgebox.agent.tools.base import BaseTool
+from judgebox.agent.tools.schema import OpenAIFunctionToolSchema, ToolResponse
 
 __all__ = ["FunctionTool", "ToolWorkerError", "function_tool", "normalize_return"]
 

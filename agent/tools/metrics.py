@@ -1,7 +1,7 @@
 """Per-tool call counters: calls, errors, timeouts, invalid arguments, abandoned calls, latency.
 
 One :class:`ToolMetrics` may be shared by every trajectory of a step (pass it to each
-:class:`agent.tools.TrajectoryTools`), so the counts are the step's. Thread-safe (a lock): trajectories
+:class:`judgebox.agent.tools.TrajectoryTools`), so the counts are the step's. Thread-safe (a lock): trajectories
 may run on several event loops.
 """
 
@@ -20,7 +20,7 @@ class ToolStats:
 
     ``errors`` counts calls whose status is ``error`` or ``infra_error``; ``timeouts`` those that
     ran past the per-call timeout; ``abandoned`` the timed-out calls whose work could not be stopped
-    (a sync function in a thread; :attr:`agent.tools.FunctionTool.abandoned_running` tells how many
+    (a sync function in a thread; :attr:`judgebox.agent.tools.FunctionTool.abandoned_running` tells how many
     of those still run).
     """
 

@@ -16,8 +16,8 @@ Format (sections in this order; a section appears only when it has text)::
 The whole text is then cut to the budget (characters, or tokens given a tokenizer): the head and
 the tail are kept, joined by ``[... 1234 characters cut ...]`` (or ``tokens``), so the status line
 and the end of the output (traceback, value) survive. An infrastructure failure is not an
-observation of this module: the tool raises :class:`~sandbox.errors.SandboxInfraError` and the
-caller (:class:`agent.tools.TrajectoryTools`) answers ``error: sandbox unavailable
+observation of this module: the tool raises :class:`~judgebox.sandbox.errors.SandboxInfraError` and the
+caller (:class:`judgebox.agent.tools.TrajectoryTools`) answers ``error: sandbox unavailable
 (infrastructure, not your code): <reason>`` with status ``infra_error``.
 """
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from sandbox.models import RunCodeResponse, SessionRunResult
+from judgebox.sandbox.models import RunCodeResponse, SessionRunResult
 
 __all__ = ["STATUS_OK", "STATUS_OK_EMPTY", "STATUS_ERROR", "STATUS_TIMEOUT_KEPT", "STATUS_TIMEOUT_LOST",
            "STATUS_MEMORY_LOST", "STATUS_MEMORY_KEPT", "STATUS_KILLED", "NOTE_RESET", "NOTE_LOST",

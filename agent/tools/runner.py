@@ -38,12 +38,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Optional, Sequence, Union
 
-from agent.tools.arguments import prepare_arguments, validator_for
-from agent.tools.base import BaseTool
-from agent.tools.function import normalize_return
-from agent.tools.metrics import ToolMetrics
-from agent.tools.schema import ToolResponse
-from sandbox.errors import SandboxInfraError
+from judgebox.agent.tools.arguments import prepare_arguments, validator_for
+from judgebox.agent.tools.base import BaseTool
+from judgebox.agent.tools.function import normalize_return
+from judgebox.agent.tools.metrics import ToolMetrics
+from judgebox.agent.tools.schema import ToolResponse
+from judgebox.sandbox.errors import SandboxInfraError
 
 __all__ = ["ToolCallResult", "TrajectoryTools"]
 

@@ -15,7 +15,7 @@ Modes (``TestSpec.checker``; the default is ``lines``):
             equal, a line matches when equal as text or when every whitespace token is an equal
             ``Decimal`` (so ``-0.0 == 0.0`` and ``1.0 == 1``, but ``0.333333 != 0.333333333333``).
 ``checker`` a problem-specific Python checker program, run in the sandbox (see
-            :mod:`reward.checkers.checker`); it cannot be called as a plain function on the host.
+            :mod:`judgebox.reward.checkers.checker`); it cannot be called as a plain function on the host.
 ========== ===========================================================================================
 
 Line counts must match in ``exact``, ``lines`` and ``lcb`` (BUG-012); in ``tokens`` and ``float`` a

@@ -20,11 +20,10 @@ import threading
 from collections import OrderedDict
 from typing import Optional
 
-from sandbox.client import SandboxClient
-from sandbox.models import CommandRunStatus, RunTestsRequest, RunTestsResponse
-
-from ..harness.protocol import marker
-from ..harness.python import runner_request
+from judgebox.reward.harness.protocol import marker
+from judgebox.reward.harness.python import runner_request
+from judgebox.sandbox.client.client import SandboxClient
+from judgebox.sandbox.models import CommandRunStatus, RunTestsRequest, RunTestsResponse
 
 
 def checker_request(program: str, triples: list[tuple[str, str, str]], nonce: str,
@@ -101,7 +100,7 @@ def check(output: str, expected: str, *, program: str, stdin: str = "",
 
     Raises:
         ValueError: the checker failed (raised, returned a non-bool, or timed out).
-        sandbox.errors.SandboxInfraError: the sandbox could not run it.
+        judgebox.sandbox.errors.SandboxInfraError: the sandbox could not run it.
     """
     nonce = secrets.token_hex(16)
     resp = (client or SandboxClient()).run_tests(checker_request(program, [(stdin, output, expected)], nonce, timeout))

@@ -1,12 +1,12 @@
-"""Turn a :class:`~reward.spec.TestSpec` and a candidate into one sandbox batch (``/run_tests``).
+"""Turn a :class:`~judgebox.reward.spec.TestSpec` and a candidate into one sandbox batch (``/run_tests``).
 
 - ``stdio``: the candidate itself, one case per stdin; outputs are compared on the host.
-- ``call``/``harness`` in Python: :mod:`reward.harness.runner` runs one test per case against the
+- ``call``/``harness`` in Python: :mod:`judgebox.reward.harness.runner` runs one test per case against the
   candidate module (``solution.py``) and reports a nonce-prefixed JSON line.
 - ``assert`` in Python: one runner process runs every assert in order (as MBPP's own harness does)
   and reports a nonce-prefixed line per assert, then a final one; its time limit is
   ``run_timeout`` per assert, and an assert that took longer than ``run_timeout`` is a timeout.
-- ``harness`` in other languages: :mod:`reward.harness.multipl` builds one test program per
+- ``harness`` in other languages: :mod:`judgebox.reward.harness.multipl` builds one test program per
   submission that prints the nonce marker after its tests.
 
 Python ``call``/``assert``/entry-point ``harness`` tests that only call the solution run apart from it
@@ -23,10 +23,10 @@ import secrets
 from dataclasses import dataclass
 from typing import Optional
 
-from sandbox.models import RunTestsRequest
+from judgebox.reward.preludes import with_prelude
+from judgebox.reward.spec import StdioCase, TestDataError, TestSpec
+from judgebox.sandbox.models import RunTestsRequest
 
-from ..preludes import with_prelude
-from ..spec import StdioCase, TestDataError, TestSpec
 from .multipl import build_program
 from .python import runner_request
 from .runner import count_tests
@@ -60,7 +60,7 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
 
     Args:
         spec: the tests; ``spec.prefix`` is prepended to ``code`` for every kind, and a Python
-            ``spec.prelude`` before that (:func:`reward.preludes.with_prelude`).
+            ``spec.prelude`` before that (:func:`judgebox.reward.preludes.with_prelude`).
         code: the candidate source text.
         stop_on_first_failure: skip the remaining cases after the first failure (binary rewards).
         compile_timeout: seconds for the compile step of compiled languages.

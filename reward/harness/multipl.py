@@ -42,7 +42,7 @@ import re
 import secrets
 from typing import Callable
 
-from ..spec import TestDataError
+from judgebox.reward.spec import TestDataError
 
 #: The completion marker's JSON, and the same escaped for a C-like string literal.
 _OK_JSON = '{"status": "ok"}'

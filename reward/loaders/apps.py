@@ -1,15 +1,15 @@
 """APPS / TACO rows (HF ``codeparrot/apps``, ``BAAI/TACO``): ``problem_id``, ``question``,
-``solutions`` (JSON list of programs), ``input_output`` (JSON, see :func:`reward.loaders.cases.apps_spec`),
+``solutions`` (JSON list of programs), ``input_output`` (JSON, see :func:`judgebox.reward.loaders.cases.apps_spec`),
 ``starter_code``. The prompt is the question followed by the starter code; the gold is the first
-solution. The spec's prelude is APPS's harness import block (:mod:`reward.preludes`; TACO's harness is
+solution. The spec's prelude is APPS's harness import block (:mod:`judgebox.reward.preludes`; TACO's harness is
 APPS's), for stdin and call-based problems alike."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from reward.preludes import PRELUDES
-from reward.spec import TestDataError
+from judgebox.reward.preludes import PRELUDES
+from judgebox.reward.spec import TestDataError
 
 from .cases import apps_spec, decode_json
 from .problem import Problem, guarded_spec, text_columns

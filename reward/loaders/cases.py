@@ -1,7 +1,7 @@
-"""Test-case formats shared by several datasets, turned into :class:`reward.spec.TestSpec`.
+"""Test-case formats shared by several datasets, turned into :class:`judgebox.reward.spec.TestSpec`.
 
 - APPS/TACO ``input_output``: ``{"inputs": [...], "outputs": [...], "fn_name"?: str}``, read by
-  :meth:`reward.spec.TestSpec.from_in_outs`: with ``fn_name`` each input is the list of arguments
+  :meth:`judgebox.reward.spec.TestSpec.from_in_outs`: with ``fn_name`` each input is the list of arguments
   and each output the return value (a list output also accepts its first element, APPS's rule).
   When the inputs are text (LiveCodeBench data in this shape), they follow the LiveCodeBench
   functional rule below.
@@ -10,7 +10,7 @@
 - LiveCodeBench ``{"input", "output", "testtype": "stdin" | "functional"}``: a functional input is
   one JSON value per line (one line per argument), the output one JSON value.
 
-Every function raises :class:`reward.spec.TestDataError` for empty, undecodable or mismatched data
+Every function raises :class:`judgebox.reward.spec.TestDataError` for empty, undecodable or mismatched data
 (case BUG-005): such a problem is never scored.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional, Sequence
 
-from reward.spec import StdioCase, TestDataError, TestSpec
+from judgebox.reward.spec import StdioCase, TestDataError, TestSpec
 
 
 def decode_json(value: Any, what: str) -> Any:
@@ -47,7 +47,7 @@ def stdio_spec(inputs: Sequence[Any], outputs: Sequence[Any], **fields: Any) -> 
 
 def apps_spec(input_output: Any, **fields: Any) -> TestSpec:
     """A spec from an APPS/TACO ``input_output`` value (JSON text or dict), read by the rules of
-    :meth:`reward.spec.TestSpec.from_in_outs` (those of APPS's ``testing_util.run_test``).
+    :meth:`judgebox.reward.spec.TestSpec.from_in_outs` (those of APPS's ``testing_util.run_test``).
 
     Raises:
         TestDataError: undecodable JSON, not an object with ``inputs`` and ``outputs``, or bad cases.

@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
-from reward.spec import TestSpec
+from judgebox.reward.spec import TestSpec
 
 from .declarations import keep_prompt_declarations
 from .later_definitions import definitions_after
 
 
 class Task(Protocol):
-    """What of a :class:`~reward.loaders.problem.Problem` the completion rules read."""
+    """What of a :class:`~judgebox.reward.loaders.problem.Problem` the completion rules read."""
 
     prompt: str
     language: str
@@ -36,10 +36,10 @@ def multipl_candidate(problem: Task, completion: str) -> tuple[TestSpec, str]:
     parenthesis, whitespace ignored; the last fenced block that does, else the first) is judged as its own program with no
     prefix: from its start through the function body, cut at the first stop token after the header
     that starts a line; of the text after it only top-level definitions are kept
-    (:func:`reward.loaders.later_definitions.definitions_after`: helpers stay, the answer's own
+    (:func:`judgebox.reward.loaders.later_definitions.definitions_after`: helpers stay, the answer's own
     ``main``, tests and demo calls go), placed before the function where the tests close it. The
     tests rely on what the prompt declares before the function, so the program gets back each such
-    declaration it lacks (:func:`reward.loaders.declarations.keep_prompt_declarations`: C++
+    declaration it lacks (:func:`judgebox.reward.loaders.declarations.keep_prompt_declarations`: C++
     includes, Java imports and class, Rust ``use`` lines, Go imports, Node ``require``). Any other
     completion continues the prompt and is cut at the first stop token.
     """

@@ -3,7 +3,7 @@
 MultiPL-E runs ``prompt + completion + tests``: the tests rely on what the prompt declares before
 the function (C++ ``#include``/``using``/``typedef``, Java ``import`` lines and the class the tests
 close, Rust ``use`` lines, Go imports, Node ``require`` bindings). A chat answer that restates the
-function is judged as its own program (:func:`reward.loaders.completion.multipl_candidate`) and may have
+function is judged as its own program (:func:`judgebox.reward.loaders.completion.multipl_candidate`) and may have
 dropped some of them; one keeper per sandbox language adds back what the program lacks, never a
 second copy of what it has where the language rejects one (a Rust ``use`` of a name already
 imported, a Go import, a JS ``const``). Go rejects unused imports: an import only code cut away

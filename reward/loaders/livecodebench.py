@@ -2,7 +2,7 @@
 ``question_id``, ``question_content``, ``starter_code``, ``public_test_cases`` (JSON list),
 ``private_test_cases`` (JSON list, or base64 of zlib of a pickled JSON string), ``metadata`` (JSON
 with ``func_name`` for functional problems). There are no reference solutions. The spec's prelude is
-LiveCodeBench's ``import_string`` (:mod:`reward.preludes`), for stdin and functional problems.
+LiveCodeBench's ``import_string`` (:mod:`judgebox.reward.preludes`), for stdin and functional problems.
 
 The pickled payload is decoded with an unpickler that refuses every global (only str/bytes/list/dict
 and numbers can come out), so a crafted dataset file cannot run code on the host.
@@ -18,8 +18,8 @@ import pickle
 import zlib
 from typing import Any
 
-from reward.preludes import PRELUDES
-from reward.spec import TestDataError
+from judgebox.reward.preludes import PRELUDES
+from judgebox.reward.spec import TestDataError
 
 from .cases import decode_json, lcb_spec
 from .problem import Problem, guarded_spec, text_columns

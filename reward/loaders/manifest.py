@@ -19,8 +19,8 @@ from typing import Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from reward.preludes import PRELUDES
-from reward.spec import CheckerMode
+from judgebox.reward.preludes import PRELUDES
+from judgebox.reward.spec import CheckerMode
 
 
 class Manifest(BaseModel):
@@ -36,7 +36,7 @@ class Manifest(BaseModel):
     run_timeout: Optional[float] = Field(None, gt=0)
     memory_limit_MB: Optional[int] = Field(None, ge=-1)
     prelude: Optional[str] = Field(None, description="name of the official harness's import block "
-                                                       "(reward.preludes.PRELUDES) put before every program")
+                                                       "(judgebox.reward.preludes.PRELUDES) put before every program")
     sanitize: bool = Field(False, description="the official harness sanitizes samples (evalplus style): "
                                               "`judgebox eval` sanitizes by default (--no-sanitize turns it off)")
     has_gold: bool = True

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reward.spec import TestSpec
+from judgebox.reward.spec import TestSpec
 
 from .problem import Problem, text_columns
 

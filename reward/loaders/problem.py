@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 
 from pydantic import BaseModel, Field
 
-from reward.spec import TestDataError, TestSpec
+from judgebox.reward.spec import TestDataError, TestSpec
 
 from .completion import multipl_candidate
 
@@ -43,10 +43,10 @@ class Problem(BaseModel):
     def candidate(self, completion: str, sanitize: bool = False) -> tuple[TestSpec, str]:
         """The spec and the code to judge for one completion.
 
-        Fenced completions (chat output) go through :func:`reward.extract.extract_code` (last block);
+        Fenced completions (chat output) go through :func:`judgebox.reward.extract.extract_code` (last block);
         bare code is used as is. With ``stop_tokens`` the MultiPL-E rules apply
-        (:func:`reward.loaders.completion.multipl_candidate`). With ``sanitize`` the code (with the prompt it
-        continues) goes through :func:`reward.sanitize.sanitize_candidate` (evalplus's sanitizer).
+        (:func:`judgebox.reward.loaders.completion.multipl_candidate`). With ``sanitize`` the code (with the prompt it
+        continues) goes through :func:`judgebox.reward.sanitize.sanitize_candidate` (evalplus's sanitizer).
 
         Raises:
             ValueError: the problem has no usable spec (``data_error`` is set), or ``sanitize`` for a
@@ -58,7 +58,7 @@ class Problem(BaseModel):
         if self.stop_tokens and not sanitize:
             return multipl_candidate(self, completion)
         if sanitize:
-            from reward.sanitize import sanitize_candidate
+            from judgebox.reward.sanitize import sanitize_candidate
 
             return sanitize_candidate(self.spec, self.extract(completion))
         return self.spec, self.extract(completion)
@@ -67,7 +67,7 @@ class Problem(BaseModel):
         """The code of a completion: unchanged without a fence, else the ``policy`` block."""
         if "```" not in completion:
             return completion
-        from reward.extract import extract_code
+        from judgebox.reward.extract import extract_code
 
         return extract_code(completion, self.language, policy)
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reward.preludes import PRELUDES
-from reward.spec import TestDataError, TestSpec
+from judgebox.reward.preludes import PRELUDES
+from judgebox.reward.spec import TestDataError, TestSpec
 
 from .cases import apps_spec, decode_json, stdio_spec
 from .livecodebench import decode_compressed

@@ -1,7 +1,7 @@
 """verl RL rows (parquet): ``data_source``, ``prompt`` (chat messages), ``ability``,
 ``reward_model`` (``{"style": "rule", "ground_truth": ...}``), ``extra_info`` (``index``, ...).
 
-``ground_truth`` (JSON text or object) is read as a judgebox :class:`reward.spec.TestSpec` (what
+``ground_truth`` (JSON text or object) is read as a judgebox :class:`judgebox.reward.spec.TestSpec` (what
 ``judgebox data convert`` writes: it has ``kind``), or as verl's code format ``{"inputs", "outputs",
 "fn_name"?}`` (APPS-style). :func:`to_row` writes a :class:`Problem` back as such a row.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from reward.spec import TestSpec
+from judgebox.reward.spec import TestSpec
 
 from .cases import apps_spec, decode_json
 from .problem import Problem, guarded_spec

@@ -3,7 +3,7 @@ engine on it for the whole session (engines are expensive on 2 cores: keep them 
 
 - ``tiny_model`` (session): the model directory (:func:`tests.agent.tiny.tiny_qwen3`);
 - ``tiny_tokenizer`` (session): its ``transformers`` tokenizer;
-- ``vllm_backend`` (session): an :class:`agent.backends.VLLMBackend` on the tiny model
+- ``vllm_backend`` (session): an :class:`judgebox.agent.backends.VLLMBackend` on the tiny model
   (``max_model_len`` 8192, eager, 1 GiB KV cache); skipped when vllm is not installed;
 - ``arun`` (session): ``arun(coroutine) -> result`` on the one event loop the engine lives on (a
   background thread), so sync tests share the session engine whatever loop pytest gives each test.
@@ -61,7 +61,7 @@ def arun():
 @pytest.fixture(scope="session")
 def vllm_backend(tiny_model, arun):
     pytest.importorskip("vllm")
-    from agent.backends import VLLMBackend
+    from judgebox.agent.backends import VLLMBackend
 
     async def start():
         from tests.agent.forcing import ForcedTokens

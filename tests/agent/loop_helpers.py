@@ -8,7 +8,7 @@ list for every trajectory or ``{request_id: list}``. It records each request's p
 and result, so tests can check the prefix invariant and ``max_tokens``.
 
 ``code_interpreter`` here runs code in the embedded sandbox (stateless, with the case files'
-schema; the production tool is ``agent.tools.CodeInterpreterTool``) and counts executions;
+schema; the production tool is ``judgebox.agent.tools.CodeInterpreterTool``) and counts executions;
 ``flaky_interpreter`` (same name and schema) blocks its thread on ``HANG`` ignoring cancellation,
 raises on ``BOOM`` and otherwise echoes the code (BUG-117).
 """
@@ -20,8 +20,8 @@ import time
 from collections import defaultdict
 from typing import Optional, Union
 
-from agent.backends.base import GenerationResult
-from agent.tools import function_tool
+from judgebox.agent.backends.base import GenerationResult
+from judgebox.agent.tools import function_tool
 from tests.agent.conftest import IM_END, force
 
 SCHEMA = {"type": "function", "function": {
@@ -35,7 +35,7 @@ EXECUTIONS: list[str] = []
 @function_tool(name="code_interpreter", schema=SCHEMA)
 async def code_interpreter(code: str, timeout: Optional[int] = None, reset: Optional[bool] = None) -> str:
     """Run code in the embedded sandbox; the text is stdout (stderr appended when not empty)."""
-    from sandbox import LocalSandbox
+    from judgebox.sandbox import LocalSandbox
 
     EXECUTIONS.append(code)
     out = await LocalSandbox().arun_code({"code": code, "language": "python", "run_timeout": timeout or 10})

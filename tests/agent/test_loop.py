@@ -12,12 +12,21 @@ import time
 
 import pytest
 
-from agent.config import AgentLoopConfig
-from agent.loop import TRUNCATED_TURN, ToolAgentLoop
-from agent.scoring import answer_score
+from judgebox.agent.config import AgentLoopConfig
+from judgebox.agent.loop import TRUNCATED_TURN, ToolAgentLoop
+from judgebox.agent.scoring import answer_score
 from tests.agent.conftest import ENDOFTEXT, IM_END
-from tests.agent.loop_helpers import (EXECUTIONS, SCHEMA, Forced, call, code_interpreter, emit, fast_two,
-                                      flaky_interpreter, slow_one)
+from tests.agent.loop_helpers import (
+    EXECUTIONS,
+    SCHEMA,
+    Forced,
+    call,
+    code_interpreter,
+    emit,
+    fast_two,
+    flaky_interpreter,
+    slow_one,
+)
 
 USER = [{"role": "user", "content": "Compute it with the tool."}]
 
@@ -154,7 +163,7 @@ def test_bug111_secondary_end_of_turn_id_is_a_stop(tiny_tokenizer, vllm_backend,
 
 
 def test_bug111_ids_after_a_stop_id_are_cut(tiny_tokenizer, arun):
-    from agent.backends.base import GenerationResult
+    from judgebox.agent.backends.base import GenerationResult
     from tests.agent.loop_helpers import Scripted
 
     a, b, c, d = 64, 65, 66, 67  # "a", "b", "c", "d"
@@ -166,7 +175,7 @@ def test_bug111_ids_after_a_stop_id_are_cut(tiny_tokenizer, arun):
 
 
 def test_bug112_aborted_attempt_is_discarded_and_retried(tiny_tokenizer, vllm_backend, arun):
-    from agent.backends import VLLMBackend
+    from judgebox.agent.backends import VLLMBackend
 
     tok = tiny_tokenizer
 

@@ -10,12 +10,12 @@ import warnings
 import pytest
 from pydantic import ValidationError
 
-from agent.backends.base import GenerationResult
-from agent.backends.openai import Router
-from agent.config import AgentLoopConfig
-from agent.loop import TRUNCATED_TURN, ToolAgentLoop
-from agent.parsers import ParsedToolCall, ParsedTurn, ToolCallParser, register_parser
-from agent.scoring import answer_score, final_answer, score_trajectory
+from judgebox.agent.backends.base import GenerationResult
+from judgebox.agent.backends.openai import Router
+from judgebox.agent.config import AgentLoopConfig
+from judgebox.agent.loop import TRUNCATED_TURN, ToolAgentLoop
+from judgebox.agent.parsers import ParsedToolCall, ParsedTurn, ToolCallParser, register_parser
+from judgebox.agent.scoring import answer_score, final_answer, score_trajectory
 from tests.agent.conftest import ENDOFTEXT, IM_END
 from tests.agent.loop_helpers import EXECUTIONS, Scripted, call, code_interpreter
 
@@ -65,7 +65,7 @@ def test_bug114_merged_response_is_cut_only_by_response_length(tiny_tokenizer):
     assert out.response_ids[-1] == IM_END and out.response_mask[-1] == 1
     assert [r["max_tokens"] for r in out.extra_fields["requests"]] == [8, 8, 8]
     assert out.extra_fields["stop_reason"] == "completed" and out.extra_fields["response_truncated"] == 0
-    from agent.output import collate
+    from judgebox.agent.output import collate
 
     batch = collate([out], pad_token_id=ENDOFTEXT, response_length=64)
     scores = batch["token_level_scores"][0]
@@ -105,7 +105,7 @@ def test_bug111_turn_with_tokens_after_the_stop_is_cut(tiny_tokenizer):
 def test_an_unreachable_engine_aborts_the_trajectory_and_says_why(tiny_tokenizer):
     """``--backend openai`` with nothing listening raised httpx.ConnectError out of the loop (a
     traceback, an empty trajectory file): it is an aborted generation, not scored."""
-    from agent.backends import OpenAIBackend
+    from judgebox.agent.backends import OpenAIBackend
     from tests.conftest import free_port
 
     backend = OpenAIBackend([f"http://127.0.0.1:{free_port()}"], "m", retries=0)
@@ -215,7 +215,7 @@ def test_router_least_in_flight_and_sticky():
 
 
 def test_hf_backend_runs_the_loop_on_the_tiny_model(tiny_model, tiny_tokenizer):
-    from agent.backends import HFBackend
+    from judgebox.agent.backends import HFBackend
 
     backend = HFBackend.from_model(str(tiny_model))
     loop = ToolAgentLoop(AgentLoopConfig(max_tokens_per_turn=8), tiny_tokenizer, backend,

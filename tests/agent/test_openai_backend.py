@@ -51,8 +51,8 @@ def openai_server(tiny_model):
 
 
 def test_two_trajectories_through_vllms_openai_server(openai_server, tiny_model, tiny_tokenizer):
-    from agent import AgentLoopConfig, ToolAgentLoop
-    from agent.backends import OpenAIBackend
+    from judgebox.agent import AgentLoopConfig, ToolAgentLoop
+    from judgebox.agent.backends import OpenAIBackend
 
     async def main():
         backend = OpenAIBackend([openai_server, openai_server.replace("127.0.0.1", "localhost") + "/v1"],

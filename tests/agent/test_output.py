@@ -1,4 +1,4 @@
-"""The trajectory record and collate (agent.output): BUG-115 (observation tokens stay in attention)
+"""The trajectory record and collate (judgebox.agent.output): BUG-115 (observation tokens stay in attention)
 with exact tensors, the padding verl's agent loop post-processing produces, and a real forward pass
 of a tiny Qwen3 that recomputes the rollout's logprobs from collate's tensors."""
 
@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agent import AgentLoopOutput, collate  # noqa: E402
+from judgebox.agent import AgentLoopOutput, collate  # noqa: E402
 from tests.agent.qwen_fixtures import qwen_tokenizer, tiny_qwen3  # noqa: E402
 
 PAD = 151643  # Qwen3's pad token <|endoftext|>
@@ -29,12 +29,12 @@ def record(prompt, segments, *, reward=None, logprobs=None, stop_reason="complet
 # --- BUG-115: tool tokens are never dropped from the attention mask ---------------------------
 
 def test_bug115_observation_tokens_stay_in_attention():
-    P, A1, O, A2 = [151644, 872, 198], [11, 12], [151665, 22, 151666], [13, 151645]
-    batch = collate([record(P, [(A1, 1), (O, 0), (A2, 1)], reward=1.0)], pad_token_id=PAD)
+    P, A1, OBS, A2 = [151644, 872, 198], [11, 12], [151665, 22, 151666], [13, 151645]
+    batch = collate([record(P, [(A1, 1), (OBS, 0), (A2, 1)], reward=1.0)], pad_token_id=PAD)
     assert batch["attention_mask"].tolist() == [[1] * 10]
     assert batch["response_mask"].tolist() == [[1, 1, 0, 0, 0, 1, 1]]
     assert batch["position_ids"].tolist() == [list(range(10))]
-    assert batch["input_ids"].tolist() == [P + A1 + O + A2]
+    assert batch["input_ids"].tolist() == [P + A1 + OBS + A2]
     assert batch["token_level_scores"].tolist() == [[0, 0, 0, 0, 0, 0, 1.0]]
 
 
@@ -188,7 +188,7 @@ def test_import_agent_does_not_import_torch():
     import sys
     from pathlib import Path
 
-    code = ("import sys, agent; agent.parsers.get_parser('hermes'); agent.AgentLoopOutput; agent.collate; "
+    code = ("import sys, agent; judgebox.agent.parsers.get_parser('hermes'); agent.AgentLoopOutput; agent.collate; "
             "assert 'torch' not in sys.modules, 'torch imported'; print(sorted(agent.__all__))")
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True,

@@ -1,4 +1,4 @@
-"""Tool-call parsers (agent.parsers): the agent cases BUG-101, 102, 103, 105, 106 with their exact
+"""Tool-call parsers (judgebox.agent.parsers): the agent cases BUG-101, 102, 103, 105, 106 with their exact
 expected values, the real Qwen3 template's own rendering parsed back, and "never raises" over every
 prefix of real turns."""
 
@@ -9,7 +9,7 @@ import random
 import jsonschema
 import pytest
 
-from agent.parsers import ParsedTurn, Segment, ToolCallParser, get_parser, parser_names, register_parser
+from judgebox.agent.parsers import ParsedTurn, Segment, ToolCallParser, get_parser, parser_names, register_parser
 from tests.agent.qwen_fixtures import CODE_INTERPRETER_TOOL, qwen_tokenizer
 
 

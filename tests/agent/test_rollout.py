@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import AgentLoopConfig
-from agent.loop import ToolAgentLoop
-from agent.rollout import Rollout
-from agent.tools import load_tools
+from judgebox.agent.config import AgentLoopConfig
+from judgebox.agent.loop import ToolAgentLoop
+from judgebox.agent.rollout import Rollout
+from judgebox.agent.tools import load_tools
 from judgebox.cli import main
-from reward.loaders import load_problems
+from judgebox.reward.loaders import load_problems
 from tests.agent.loop_helpers import Forced, call
 from tests.conftest import free_port
 

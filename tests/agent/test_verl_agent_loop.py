@@ -28,7 +28,7 @@ from verl.tools.base_tool import BaseTool as VerlBaseTool  # noqa: E402
 from verl.workers.rollout.llm_server import LLMServerClient  # noqa: E402
 from verl.workers.rollout.replica import TokenOutput  # noqa: E402
 
-from agent.verl_loop import REWARD_EXTRA_KEYS, judgebox_tools  # noqa: E402
+from judgebox.integrations.verl.agent_loop import REWARD_EXTRA_KEYS, judgebox_tools  # noqa: E402
 from tests.agent.conftest import force  # noqa: E402
 from tests.integrations.verl_config import ppo_config  # noqa: E402
 

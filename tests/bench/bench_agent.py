@@ -29,8 +29,8 @@ os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
 def build(args):
     from transformers import AutoTokenizer
 
-    from agent.backends import VLLMBackend
-    from agent.tools import function_tool
+    from judgebox.agent.backends import VLLMBackend
+    from judgebox.agent.tools import function_tool
     from tests.agent.forcing import ForcedTokens
     from tests.agent.loop_helpers import SCHEMA, code_interpreter
     from tests.agent.tiny import tiny_qwen3
@@ -52,8 +52,8 @@ def build(args):
 
 
 async def trajectories(args, tokenizer, backend, tool, count: int, concurrency: int):
-    from agent.config import AgentLoopConfig
-    from agent.loop import ToolAgentLoop
+    from judgebox.agent.config import AgentLoopConfig
+    from judgebox.agent.loop import ToolAgentLoop
     from tests.agent.loop_helpers import Forced, call
 
     script = [call("code_interpreter", code=f"print({i})") for i in range(args.calls)] + ["The answer is 42."]

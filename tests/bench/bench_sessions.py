@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
 import statistics
 import subprocess
@@ -30,10 +29,9 @@ from string import Template
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.conftest
+from judgebox.agent.tools import CodeInterpreterTool  # noqa: E402
+from judgebox.sandbox import LocalSandbox, SandboxClient  # noqa: E402
 from tests.conftest import free_port, start_live_server  # noqa: E402
-
-from agent.tools import CodeInterpreterTool  # noqa: E402
-from sandbox import LocalSandbox, SandboxClient  # noqa: E402
 
 NGINX = Path(__file__).resolve().parents[1] / "sandbox" / "nginx"
 

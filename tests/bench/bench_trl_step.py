@@ -1,7 +1,7 @@
 """Where a TRL GRPO step goes: rollout (generation through vLLM), tools, reward and the optimizer.
 
 ``trl.GRPOTrainer`` on the tiny random Qwen3 (CPU) with judgebox's rollout
-(:func:`agent.trl.make_rollout_func`: the agent loop with a ``code_interpreter`` tool on the embedded
+(:func:`judgebox.integrations.trl.rollout.make_rollout_func`: the agent loop with a ``code_interpreter`` tool on the embedded
 sandbox, every turn constrained to a tool call, the MBPP gold answer or a wrong one) and the
 trajectory reward (judgebox's judge). A callback times each step; the rollout object times each
 rollout call and sums its trajectories' ``generate_s``/``tools_s``/``score_s``.
@@ -38,14 +38,14 @@ def main() -> int:
     ap.add_argument("--group", type=int, default=4, help="num_generations (completions per prompt)")
     args = ap.parse_args()
 
-    import datasets
     import trl
     from transformers import AutoTokenizer, TrainerCallback
 
-    from agent import AgentLoopConfig, ToolAgentLoop
-    from agent.backends import VLLMBackend
-    from agent.trl import make_rollout_func, prompt_lookup, trajectory_reward
-    from agent.weight_sync import WORKER_EXTENSION
+    import datasets
+    from judgebox.agent import AgentLoopConfig, ToolAgentLoop
+    from judgebox.agent.backends import VLLMBackend
+    from judgebox.integrations.trl.rollout import make_rollout_func, prompt_lookup, trajectory_reward
+    from judgebox.integrations.trl.weight_sync import WORKER_EXTENSION
     from tests.agent.tiny import tiny_qwen3
     from tests.integrations.mbpp import fenced, ground_truth, mbpp_problems
     from tests.integrations.test_trl_rollout import interpreter

@@ -1,10 +1,10 @@
 """Benchmark: what a run's filesystem and process view costs, built by judgebox's own child set-up
-versus by ``bubblewrap`` (the measurement behind :mod:`sandbox.mounts`' design).
+versus by ``bubblewrap`` (the measurement behind :mod:`judgebox.sandbox.isolation.view`' design).
 
 Each row starts ``/usr/bin/true`` (so nothing but the set-up is timed) ``--runs`` times, interleaved:
 
 * ``spawn``: ``subprocess.run`` with no set-up at all;
-* ``minimal``: :func:`sandbox.process.run_process` under ``isolation="minimal"`` (cgroup, rlimits);
+* ``minimal``: :func:`judgebox.sandbox.process.run_process` under ``isolation="minimal"`` (cgroup, rlimits);
 * ``full``: the same under the default full isolation (mount, PID, IPC and network namespaces, the
   view, the disk tmpfs, run uid, no-new-privs, seccomp);
 * ``bwrap``: the ``minimal`` row with ``bwrap`` building an equivalent view (``/usr`` read-only,
@@ -31,9 +31,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from sandbox import SandboxSettings  # noqa: E402
-from sandbox.executor import Executor  # noqa: E402
-from sandbox.process import RunLimits, run_process  # noqa: E402
+from judgebox.sandbox import SandboxSettings  # noqa: E402
+from judgebox.sandbox.executor import Executor  # noqa: E402
+from judgebox.sandbox.limits import RunLimits  # noqa: E402
+from judgebox.sandbox.process import run_process  # noqa: E402
 
 TRUE = "/usr/bin/true"
 

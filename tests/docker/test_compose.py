@@ -15,7 +15,7 @@ import httpx
 import pytest
 import sandbox_fusion
 
-from sandbox import SandboxClient
+from judgebox.sandbox import SandboxClient
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reward.loaders import load_problems
-from reward.loaders.problem import Problem
+from judgebox.reward.loaders import load_problems
+from judgebox.reward.loaders.problem import Problem
 
 MBPP = Path(__file__).resolve().parents[3] / "shared" / "data" / "mbpp.jsonl"
 

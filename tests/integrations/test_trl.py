@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from reward import make_code_reward
-from sandbox import SandboxClient
-from sandbox.client import ClientSettings
+from judgebox.integrations.trl import make_code_reward
+from judgebox.sandbox import SandboxClient
+from judgebox.sandbox.client.client import ClientSettings
+from tests.agent.tiny import tiny_qwen3
 
 from .mbpp import ground_truth, mbpp_problems
-from tests.agent.tiny import tiny_qwen3
 
 trl = pytest.importorskip("trl")
 datasets = pytest.importorskip("datasets")

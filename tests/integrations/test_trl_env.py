@@ -1,5 +1,5 @@
 """TRL's native tool paths with judgebox's code interpreter: ``GRPOTrainer(environment_factory=...)``
-with :class:`agent.trl_env.CodeInterpreterEnv` (``reset`` starts a trajectory's interpreter,
+with :class:`judgebox.integrations.trl.environments.CodeInterpreterEnv` (``reset`` starts a trajectory's interpreter,
 ``run_code`` runs cells in it, ``submit`` + ``get_reward`` judge the final solution on the row's
 tests), and ``tools=[code_interpreter_tool()]`` (a fresh interpreter per call). Real TRL, real
 sandbox sessions, real MBPP rows; no kernel outlives a run."""
@@ -59,7 +59,7 @@ def tool_call(name: str, **arguments: str) -> str:
 def test_environment_keeps_state_per_trajectory_and_judges_submissions() -> None:
     from transformers.utils import get_json_schema
 
-    from agent.trl_env import INSTRUCTIONS, make_environment_factory
+    from judgebox.integrations.trl.environments import INSTRUCTIONS, make_environment_factory
 
     problem, row, broken = mbpp_rows()
     kids = children(os.getpid())
@@ -115,7 +115,7 @@ def test_environment_keeps_state_per_trajectory_and_judges_submissions() -> None
 def test_function_tool_runs_each_call_in_a_fresh_interpreter() -> None:
     from transformers.utils import get_json_schema
 
-    from agent.trl_env import code_interpreter_tool
+    from judgebox.integrations.trl.environments import code_interpreter_tool
 
     run_code = code_interpreter_tool()
     kids = children(os.getpid())
@@ -133,7 +133,7 @@ def test_function_tool_runs_each_call_in_a_fresh_interpreter() -> None:
 
 @pytest.mark.timeout(1800)  # 2 CPU steps (151,936-token vocabulary): 3-6 min on a loaded 2-core machine
 def test_grpo_trainer_trains_with_code_interpreter_environment(tmp_path) -> None:
-    from agent.trl_env import INSTRUCTIONS, make_environment_factory
+    from judgebox.integrations.trl.environments import INSTRUCTIONS, make_environment_factory
 
     problem, row, broken = mbpp_rows()
     model_dir = str(tiny_qwen3())

@@ -27,12 +27,12 @@ SCHEMA = {"type": "function", "function": {
 
 def interpreter():
     """A ``code_interpreter`` function tool running code in the embedded sandbox (stateless)."""
-    from agent.tools import function_tool
+    from judgebox.agent.tools import function_tool
 
     @function_tool(name="code_interpreter", schema=SCHEMA)
     async def code_interpreter(code: str) -> str:
         """Run code; the text is its stdout."""
-        from sandbox import LocalSandbox
+        from judgebox.sandbox import LocalSandbox
 
         out = await LocalSandbox().arun_code({"code": code, "language": "python", "run_timeout": 10})
         return ((out.run_result.stdout if out.run_result else "") or "").rstrip("\n")
@@ -75,13 +75,13 @@ def trainer_logprobs(model, ids: list[int]) -> list[float]:
 
 @pytest.mark.timeout(1800)  # an engine start plus 2 CPU training steps; minutes on a loaded 2-core machine
 def test_grpo_with_judgebox_rollout_and_in_memory_weight_sync(tmp_path, engine_loop) -> None:
-    import datasets
     from transformers import AutoTokenizer
 
-    from agent import AgentLoopConfig, ToolAgentLoop
-    from agent.backends import VLLMBackend
-    from agent.trl import make_rollout_func, prompt_lookup, trajectory_reward
-    from agent.weight_sync import WORKER_EXTENSION
+    import datasets
+    from judgebox.agent import AgentLoopConfig, ToolAgentLoop
+    from judgebox.agent.backends import VLLMBackend
+    from judgebox.integrations.trl.rollout import make_rollout_func, prompt_lookup, trajectory_reward
+    from judgebox.integrations.trl.weight_sync import WORKER_EXTENSION
 
     model_dir = str(tiny_qwen3())
     tokenizer = AutoTokenizer.from_pretrained(model_dir)

@@ -48,11 +48,10 @@ def compose(config_dir, name: str, *overrides: str):
 
 
 def test_recipe_keys_are_verls_and_validate_config_accepts_it(live_server: str) -> None:
+    import verl.trainer.config as verl_config
     from verl.trainer.main_ppo import validate_config
     from verl.trainer.ppo.reward import get_custom_reward_fn
     from verl.trainer.ppo.utils import need_critic, need_reference_policy
-
-    import verl.trainer.config as verl_config
 
     base = compose(Path(verl_config.__file__).parent, "ppo_trainer")
     mine = {k: v for k, v in yaml.safe_load(RECIPE.read_text()).items() if k not in ("hydra", "defaults")}
@@ -65,7 +64,7 @@ def test_recipe_keys_are_verls_and_validate_config_accepts_it(live_server: str) 
     assert config.actor_rollout_ref.rollout.multi_turn.tool_config_path == "configs/verl/tool_config.yaml"
     validate_config(config, use_reference_policy=need_reference_policy(config), use_critic=need_critic(config))
 
-    score = get_custom_reward_fn(config)  # verl's loader: pkg://reward.verl + reward_kwargs merged
+    score = get_custom_reward_fn(config)  # verl's loader: pkg://judgebox.integrations.verl.reward + reward_kwargs merged
     result = score(data_source="x", solution_str="```python\nprint(input())\n```",
                    ground_truth={"inputs": ["hi\n"], "outputs": ["hi\n"]}, extra_info={})
     assert result["score"] == 1.0 and result["verdict"] == "accepted"

@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from .mbpp import MBPP, fenced, ground_truth, mbpp_problems
 from tests.agent.tiny import tiny_qwen3
+
+from .mbpp import MBPP, fenced, ground_truth, mbpp_problems
 from .verl_config import REPO, ppo_config
 
 verl = pytest.importorskip("verl")
@@ -70,7 +71,7 @@ def test_verl_parquet_from_data_convert_is_read_by_rlhf_dataset(tmp_path) -> Non
     from transformers import AutoTokenizer
     from verl.utils.dataset.rl_dataset import RLHFDataset
 
-    from reward import compute_score
+    from judgebox.integrations.verl import compute_score
 
     out = tmp_path / "mbpp.verl.parquet"
     subprocess.run([sys.executable, "-m", "judgebox.cli", "data", "convert", str(MBPP), "--format", "mbpp",

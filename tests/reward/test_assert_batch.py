@@ -1,7 +1,7 @@
 """``assert`` problems (MBPP) run all their asserts in one runner process, as MBPP's own harness
 does, with one nonce-marked line per assert: per-test verdicts stay honest."""
 
-from reward import TestSpec, judge
+from judgebox.reward import TestSpec, judge
 
 ADD = TestSpec(kind="assert", asserts=["assert add(1, 2) == 3", "assert add(2, 2) == 4", "assert add(0, 0) == 0"],
                run_timeout=1)

@@ -5,12 +5,13 @@ import json
 
 import pytest
 
-from reward import (CallCase, StdioCase, TestDataError, TestSpec, Verdict, code_reward, compute_score, extract_code,
-                    judge)
-from reward.checkers.checker import JURY_CHECKED
-from reward.loaders import Problem, load_dataset, load_problems
-from reward.preludes import PRELUDES, with_prelude
-from sandbox import SandboxClient
+from judgebox.integrations.trl import code_reward
+from judgebox.integrations.verl import compute_score
+from judgebox.reward import CallCase, StdioCase, TestDataError, TestSpec, Verdict, extract_code, judge
+from judgebox.reward.checkers.checker import JURY_CHECKED
+from judgebox.reward.loaders import Problem, load_dataset, load_problems
+from judgebox.reward.preludes import PRELUDES, with_prelude
+from judgebox.sandbox import SandboxClient
 
 LIST_SOLUTION = "class Solution:\n    def f(self, a: List[int]) -> int:\n        return len(a)\n"
 
@@ -359,7 +360,7 @@ def test_sanitize_keeps_prompt_helpers_the_tests_name():
 def test_eval_sanitize_flag_and_manifest_default(tmp_path):
     """`judgebox eval --sanitize` sanitizes; a stdio dataset is refused (exit 1) before scoring; the
     manifest's ``sanitize`` field is the default."""
-    from reward.loaders.manifest import Manifest
+    from judgebox.reward.loaders.manifest import Manifest
     from tests.reward.test_eval import judgebox, write_samples
 
     rows = [{"task_id": 1, "text": "double", "code": "def f(x):\n    return 2 * x\n",

@@ -2,9 +2,9 @@
 
 import pytest
 
-from reward import StdioCase, TestSpec, Verdict, judge
-from reward.checkers import CHECKERS, DEFAULT_MODE, get_checker
-from reward.checkers.float import values_close
+from judgebox.reward import StdioCase, TestSpec, Verdict, judge
+from judgebox.reward.checkers import CHECKERS, DEFAULT_MODE, get_checker
+from judgebox.reward.checkers.float import values_close
 
 MODES = ["exact", "lines", "tokens", "float", "lcb"]
 

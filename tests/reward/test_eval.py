@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from reward.evaluate import Evaluation, dataset_samples, load_results, number_samples
-from reward.loaders import load_dataset, load_problems
+from judgebox.reward.evaluate import Evaluation, dataset_samples, load_results, number_samples
+from judgebox.reward.loaders import load_dataset, load_problems
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 JUDGEBOX = [sys.executable, "-m", "judgebox.cli"]
@@ -59,7 +59,7 @@ def test_readme_command_humaneval_gold_passes_164_of_164(tmp_path):
     assert summary["verdicts"] == {"accepted": 164}
     assert summary["pass_at_k_omitted"]["pass@10"] == "k=10 > n for 164 of 164 problems (min n = 1)"
     assert "pass@1" in proc.stdout and "1.0000" in proc.stdout and "164 / 164" in proc.stdout
-    results = [json.loads(l) for l in (tmp_path / "judgebox-results" / "humaneval-gold.results.jsonl").open()]
+    results = [json.loads(line) for line in (tmp_path / "judgebox-results" / "humaneval-gold.results.jsonl").open()]
     assert len(results) == 164 and all(r["verdict"] == "accepted" and r["n_total"] == 1 for r in results)
 
 
@@ -104,7 +104,7 @@ def test_kill_mid_run_then_resume_gives_the_same_summary_and_scores_nothing_twic
     rerun = judgebox(*args, "--results", "part.jsonl", "--summary", "part.json", cwd=tmp_path)
     assert (f"keeping {scored_before} of 60 results; re-scoring 0 infrastructure errors; "
             f"scoring {60 - scored_before} new samples") in rerun.stdout
-    lines = [json.loads(l) for l in results.open()]
+    lines = [json.loads(line) for line in results.open()]
     keys = [(r["task_id"], r["sample_id"]) for r in lines]
     assert len(keys) == len(set(keys)) == 60
     full, part = (json.loads((tmp_path / f).read_text()) for f in ("full.json", "part.json"))

@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from reward.loaders import load_dataset
+from judgebox.reward.loaders import load_dataset
 from tests.reward.test_eval import JUDGEBOX, closed_port, embedded_env, judgebox, write_samples
 
 FIX_IN = "give a jsonl/json/parquet samples file, 'gold' or 'column:NAME'"

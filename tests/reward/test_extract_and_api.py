@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from reward import (compute_score, StdioCase, TestSpec, Verdict, check_correctness,
-                    code_reward, extract_code, score_batch)
-from reward.verl import SCORE_KEYS
+from judgebox.integrations.trl import code_reward
+from judgebox.integrations.verl import check_correctness, compute_score
+from judgebox.integrations.verl.reward import SCORE_KEYS
+from judgebox.reward import StdioCase, TestSpec, Verdict, extract_code, score_batch
 
 DOUBLE = TestSpec(kind="stdio", stdio=[StdioCase(stdin="4\n", expected="8\n")])
 PLUS1 = TestSpec(kind="stdio", stdio=[StdioCase(stdin="1\n", expected="2\n")])
@@ -128,8 +129,8 @@ def refused_url():
 def test_bug_007_unreachable_sandbox_through_every_scorer(monkeypatch):
     """BUG-007: a refused connection: check_correctness -1 with api_request_error, compute_score
     infra_error (score masked by the caller), code_reward None."""
-    from reward.trl import make_code_reward
-    from sandbox import SandboxClient
+    from judgebox.integrations.trl.reward import make_code_reward
+    from judgebox.sandbox import SandboxClient
 
     monkeypatch.setenv("JUDGEBOX_CLIENT_MAX_ATTEMPTS", "2")
     monkeypatch.setenv("JUDGEBOX_CLIENT_BACKOFF_INITIAL", "0")
@@ -145,9 +146,9 @@ def test_bug_007_unreachable_sandbox_through_every_scorer(monkeypatch):
 
 def test_judging_over_real_http_matches_embedded(live_server):
     """The same verdicts through a live judgebox server on loopback (one /run_tests per submission)."""
-    from reward import judge
-    from reward.spec import CallCase
-    from sandbox import SandboxClient
+    from judgebox.reward import judge
+    from judgebox.reward.spec import CallCase
+    from judgebox.sandbox import SandboxClient
 
     call = TestSpec(kind="call", fn_name="f", calls=[CallCase(args=[2], expected=4), CallCase(args=[3], expected=6)])
     cpp = TestSpec(kind="stdio", language="cpp", stdio=[StdioCase(stdin="1\n", expected="2\n")])

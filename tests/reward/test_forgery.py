@@ -1,7 +1,7 @@
 """Forging the completion marker from inside the solution (a new user's attack): a C++ static
 initializer that reads the nonce from stdin before the tests and prints the marker must not pass."""
 
-from reward import TestSpec, judge
+from judgebox.reward import TestSpec, judge
 
 PROMPT = "#include <assert.h>\n#include <bits/stdc++.h>\nint add(int x, int y) {\n"
 TESTS = "}\nint main() {\n    auto candidate = add;\n    assert(candidate(1, 2) == 3);\n}\n"

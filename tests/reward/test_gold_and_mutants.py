@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from reward import judge_many
-from reward.loaders import load_dataset
+from judgebox.reward import judge_many
+from judgebox.reward.loaders import load_dataset
 from tests.reward.mutants import OPERATORS, mutants
 from tests.reward.test_eval import DATA
 

@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-from reward import CallCase, TestSpec, Verdict, judge
-from reward.harness import harness_isolation
-from reward.harness.runner import decode, encode
+from judgebox.reward import CallCase, TestSpec, Verdict, judge
+from judgebox.reward.harness import harness_isolation
+from judgebox.reward.harness.runner import decode, encode
 
 HE = TestSpec(kind="harness", entry_point="f", prefix="def helper(x):\n    return x + 1\n\ndef f(x):\n",
               harness="def check(candidate):\n    assert candidate(2) == 6\n    assert helper(candidate(0)) == 1\n")
@@ -47,7 +47,7 @@ def test_a_solution_searching_its_process_for_the_nonce_finds_nothing():
     forced) finds no nonce in the solution's process."""
     from unittest import mock
 
-    with mock.patch("reward.harness.harness_isolation", return_value="in-process"):
+    with mock.patch("judgebox.reward.harness.harness_isolation", return_value="in-process"):
         assert judge(HE, FORGER).verdict == Verdict.accepted  # the hole this closes
     j = judge(HE, FORGER)
     assert j.verdict == Verdict.wrong_answer and j.n_passed == 0

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from reward import CallCase, StdioCase, TestSpec, Verdict, judge
-from reward.spec import TestDataError
-from sandbox import SandboxClient
+from judgebox.reward import CallCase, StdioCase, TestSpec, Verdict, judge
+from judgebox.reward.spec import TestDataError
+from judgebox.sandbox import SandboxClient
 
 ADD = "a, b = map(int, input().split()); print(a + b)"
 
@@ -247,8 +247,8 @@ def test_a_compile_starved_by_the_host_is_infra_error_not_compile_error():
     compile_timeout 1 beside busy processes (each its own session, so it is starved with autogroup
     on or off) is stopped at the wall cap with a fraction of that in CPU (a compiler does not
     sleep): the host's fault, so infra_error (judge it again), not a verdict on the program."""
-    from reward.judge import _compile_verdict
-    from sandbox import LocalSandbox
+    from judgebox.reward.judge import _compile_verdict
+    from judgebox.sandbox import LocalSandbox
 
     sandbox = LocalSandbox(max_concurrency=1)
     quick = sandbox.run_code({"code": SLOW_COMPILE, "language": "cpp", "compile_timeout": 0.3}).compile_result

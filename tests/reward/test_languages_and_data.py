@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from reward import StdioCase, TestSpec, Verdict, judge, judge_many
+from judgebox.reward import StdioCase, TestSpec, Verdict, judge, judge_many
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from reward import TestSpec, Verdict, judge
-from reward.loaders import FORMATS, get_manifest, list_manifests, load_dataset, load_problems, read_rows
-from reward.loaders.completion import cut_at_stop_tokens
+from judgebox.reward import TestSpec, Verdict, judge
+from judgebox.reward.loaders import FORMATS, get_manifest, list_manifests, load_dataset, load_problems, read_rows
+from judgebox.reward.loaders.completion import cut_at_stop_tokens
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 SAMPLES = DATA / "sandboxfusion-samples"
@@ -290,7 +290,7 @@ def test_verl_round_trip_keeps_multipl_e_stop_tokens(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from reward.loaders.verl import to_row
+    from judgebox.reward.loaders.verl import to_row
 
     problems = load_dataset("multipl-e-sh")[0][:3]
     pq.write_table(pa.Table.from_pylist([to_row(p, i) for i, p in enumerate(problems)]), tmp_path / "sh.parquet")
@@ -299,7 +299,7 @@ def test_verl_round_trip_keeps_multipl_e_stop_tokens(tmp_path):
 
 
 def test_multipl_e_go_import_used_only_by_dropped_code_becomes_blank():
-    from reward.loaders.declarations import blank_unused_go_imports
+    from judgebox.reward.loaders.declarations import blank_unused_go_imports
 
     program = 'package p_test\n\nimport (\n\t"strings"\n\t"fmt"\n\t"math"\n)\n\nfunc f(x float64) float64 {\n\treturn math.Abs(x)'
     dropped = '\nfunc main() { println(strings.ToUpper("x")) }\n'

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from reward import Verdict, judge, judge_many
-from reward.loaders import load_dataset
-from reward.loaders.multiple import to_problem
+from judgebox.reward import Verdict, judge, judge_many
+from judgebox.reward.loaders import load_dataset
+from judgebox.reward.loaders.multiple import to_problem
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 #: SandboxFusion's own /submit verdicts, produced by tests/bench/sandboxfusion_multipl_verdicts.py.

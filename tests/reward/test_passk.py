@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from reward.passk import pass_at_k, summarize_pass_at_k
+from judgebox.reward.passk import pass_at_k, summarize_pass_at_k
 
 
 def test_bug001_values_from_the_case():

@@ -6,9 +6,9 @@ import secrets
 
 import pytest
 
-from reward.harness.python import RUNNER_CODE_FILE, RUNNER_FILE, runner_request
-from reward.harness.protocol import marker
-from sandbox import LocalSandbox
+from judgebox.reward.harness.protocol import marker
+from judgebox.reward.harness.python import RUNNER_CODE_FILE, RUNNER_FILE, runner_request
+from judgebox.sandbox import LocalSandbox
 
 SOLUTION = "def add(a, b):\n    return a + b\n"
 TASK = {"mode": "call", "fn_name": "add", "args": [2, 40]}

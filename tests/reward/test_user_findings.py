@@ -7,10 +7,12 @@ import logging
 
 import pytest
 
-from reward import StdioCase, TestSpec, Verdict, code_reward, compute_score, extract_code, judge
-from reward.judge import warn_once
-from reward.verl import SCORE_KEYS
-from sandbox import SandboxClient
+from judgebox.integrations.trl import code_reward
+from judgebox.integrations.verl import compute_score
+from judgebox.integrations.verl.reward import SCORE_KEYS
+from judgebox.reward import StdioCase, TestSpec, Verdict, extract_code, judge
+from judgebox.reward.judge import warn_once
+from judgebox.sandbox import SandboxClient
 
 PLUS1 = TestSpec(kind="stdio", stdio=[StdioCase(stdin="1\n", expected="2\n")]).model_dump_json()
 SUM_VI = json.dumps({"language": "python", "test_cases": [{"type": "stdin_stdout", "input": "1 2\n", "output": "3\n"}]})

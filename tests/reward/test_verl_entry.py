@@ -1,15 +1,15 @@
 """verl loads ``custom_reward_function.path`` by file path (``importlib.util.spec_from_file_location``),
-outside any package: ``reward/verl.py`` must work when loaded that way, as the README tells users."""
+outside any package: ``integrations/verl/reward.py`` must work when loaded that way, as the README tells users."""
 
 import importlib.util
 import json
 from pathlib import Path
 
-import reward
+import judgebox.integrations.verl.reward as verl_reward
 
 
 def _load_like_verl():
-    path = Path(reward.__file__).resolve().parent / "verl.py"
+    path = Path(verl_reward.__file__).resolve()
     spec = importlib.util.spec_from_file_location("custom_module", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

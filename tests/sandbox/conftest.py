@@ -13,7 +13,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from sandbox import LocalSandbox, RunJupyterResponse, SandboxClient
+from judgebox.sandbox import LocalSandbox, RunJupyterResponse, SandboxClient
 
 
 @pytest.fixture(params=["embedded", "http"])

@@ -15,8 +15,8 @@ import time
 import httpx
 import pytest
 
-from sandbox import LocalSandbox
-from sandbox.cancel import Cancel
+from judgebox.sandbox import LocalSandbox
+from judgebox.sandbox.cancel import Cancel
 from tests.sandbox.procs import alive_with, unique_sleep
 
 
@@ -94,7 +94,7 @@ def test_cancel_token_kills_an_embedded_run_and_skips_the_rest():
     cancel = Cancel()
     threading.Timer(0.1, lambda: wait_until(lambda: alive_with(f"sleep {marker}"), 60) and cancel.cancel()).start()
     start = time.monotonic()
-    from sandbox.models import RunTestsRequest
+    from judgebox.sandbox.models import RunTestsRequest
 
     resp = sandbox.executor.run_tests(RunTestsRequest(code=sleeper(marker)["code"], language="python",
                                                       run_timeout=120, cases=[{"stdin": ""}] * 3), cancel)

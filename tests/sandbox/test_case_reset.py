@@ -1,4 +1,4 @@
-"""Each case of a ``/run_tests`` request starts from the same files (:mod:`sandbox.case_reset`):
+"""Each case of a ``/run_tests`` request starts from the same files (:mod:`judgebox.sandbox.case_reset`):
 nothing an earlier case wrote in the working folder, ``/tmp`` or ``/var/tmp`` is seen by the next,
 and what it changed or removed is back. Before, case 1 printed ``seen A``, and a slow program that
 saved its progress passed later cases (``pass_rate`` 0.6 instead of 0)."""
@@ -9,7 +9,8 @@ import base64
 
 import pytest
 
-from reward import StdioCase, TestSpec, compute_score
+from judgebox.integrations.verl import compute_score
+from judgebox.reward import StdioCase, TestSpec
 
 STATEFUL = ("import os\nfor p in ('state.txt', '/tmp/state.txt', '/var/tmp/state.txt'):\n"
             "    print('seen' if os.path.exists(p) else 'fresh', p)\n"

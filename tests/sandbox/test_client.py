@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from sandbox import RunStatus, SandboxClient
-from sandbox.client import ClientSettings
-from sandbox.transport import request_timeout, retry_after_seconds
-from sandbox.errors import SandboxInfraError, SandboxRequestError, SandboxUnavailable
-from sandbox.models import RunCodeRequest, RunJupyterRequest, RunTestsRequest
+from judgebox.sandbox import RunStatus, SandboxClient
+from judgebox.sandbox.client.client import ClientSettings
+from judgebox.sandbox.client.transport import request_timeout, retry_after_seconds
+from judgebox.sandbox.errors import SandboxInfraError, SandboxRequestError, SandboxUnavailable
+from judgebox.sandbox.models import RunCodeRequest, RunJupyterRequest, RunTestsRequest
 from tests.conftest import free_port, start_live_server
 
 FAST = {"backoff_initial": 0.05, "backoff_max": 0.2, "backoff_jitter": 0.05}

@@ -28,16 +28,16 @@ from typing import Iterator
 import httpx
 import pytest
 
-from sandbox import RunStatus
-from sandbox.client import SandboxClient
-from sandbox.errors import (
+from judgebox.sandbox import RunStatus
+from judgebox.sandbox.client.client import SandboxClient
+from judgebox.sandbox.errors import (
     SandboxInfraError,
     SandboxOverloaded,
     SandboxRequestError,
     SandboxServerError,
     SandboxUnavailable,
 )
-from sandbox.models import RunCodeRequest
+from judgebox.sandbox.models import RunCodeRequest
 
 NGINX_DIR = Path(__file__).resolve().parent / "nginx"
 FAST = {"backoff_initial": 0.1, "backoff_max": 1.0, "backoff_jitter": 0.1}

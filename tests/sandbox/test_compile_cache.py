@@ -17,9 +17,9 @@ import uuid
 
 import pytest
 
-from sandbox import LocalSandbox
-from sandbox.compile_cache import CompileCache, compile_key
-from sandbox.languages import RECIPES
+from judgebox.sandbox import LocalSandbox
+from judgebox.sandbox.languages import RECIPES
+from judgebox.sandbox.speedups.compile_cache import CompileCache, compile_key
 
 needs_gpp = pytest.mark.skipif(not shutil.which("g++"), reason="g++ not installed")
 

@@ -12,8 +12,8 @@ import signal
 
 import pytest
 
-from sandbox import LocalSandbox
-from sandbox.metrics import Metrics
+from judgebox.sandbox import LocalSandbox
+from judgebox.sandbox.server.metrics import Metrics
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_switched_off_spawns_every_run():
 
 
 def test_which_commands_are_forked():
-    from sandbox.forkserver import is_script_command
+    from judgebox.sandbox.speedups.forkserver import is_script_command
 
     py = "/usr/bin/python3"
     assert is_script_command([py, "main.py"], py)

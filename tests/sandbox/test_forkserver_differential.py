@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from sandbox import LocalSandbox
+from judgebox.sandbox import LocalSandbox
 
 _RUN_DIR = re.compile(r"/tmp/judgebox/run-[^/\s'\"]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -322,7 +322,7 @@ CASES = [
 # The one difference left, documented in the README (fork-server): main.py's <module> frame runs
 # under the fork-server's "<string>" frame (the line of sandbox/zygote.py's BOOT that drives the
 # run), which a spawned `python main.py` does not have. Its recursion depth is given back
-# (recursion_error_depth: 999 in both; it was 997 before sandbox.zygote._hide_boot_depth).
+# (recursion_error_depth: 999 in both; it was 997 before judgebox.sandbox.speedups.zygote._hide_boot_depth).
 KNOWN_DIFFERENCES = {
     "profile_function_at_exit": (
         "documented difference: a profile or trace function still set when the script ends also sees the "

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from sandbox import LocalSandbox
+from judgebox.sandbox import LocalSandbox
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -169,7 +169,7 @@ def test_the_code_interpreter_never_shows_a_host_file(canary):
     observation (the first plants the links and kills the kernel, the second restarts it)."""
     import asyncio
 
-    from agent.tools import CodeInterpreterTool
+    from judgebox.agent.tools import CodeInterpreterTool
 
     async def main() -> list[str]:
         tool = CodeInterpreterTool({"timeout": 20})

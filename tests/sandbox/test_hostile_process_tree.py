@@ -16,8 +16,7 @@ import time
 import httpx
 import pytest
 
-from sandbox.pidns import PidNamespace
-
+from judgebox.sandbox.isolation.pidns import PidNamespace
 from tests.sandbox.procs import zombies_of
 
 #: 20 children made with ``clone(CLONE_PARENT | SIGCHLD)`` (raw syscall): each would be the

@@ -14,9 +14,9 @@ import tempfile
 import httpx
 import pytest
 
+from judgebox.sandbox.isolation import cgroups
 from tests.conftest import start_live_server
 from tests.sandbox.procs import alive_with, children, open_fds, unique_sleep
-from sandbox import cgroups
 from tests.sandbox.test_isolation import reachable_python
 
 RUNS = 2000

@@ -12,19 +12,19 @@ import os
 import secrets
 import shutil
 import socket
+import sys
 import tempfile
 import threading
-import sys
 import time
 
 import httpx
 import pytest
 
+from judgebox.sandbox.config import default_python
+from judgebox.sandbox.isolation import cgroups
+from judgebox.sandbox.isolation.users import blocked_for_others
 from tests.conftest import start_live_server
 from tests.sandbox.procs import alive_with, unique_sleep
-from sandbox import cgroups
-from sandbox.config import default_python
-from sandbox.users import blocked_for_others
 
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not ROOT, reason="per-run uids and namespaces need root")
@@ -213,7 +213,7 @@ def test_languages_report_toolchain_versions(server):
 def test_unreachable_workdir_root_is_an_infrastructure_error():
     """Minimal isolation (no view): a workdir root run uids cannot traverse fails loudly (no
     verdict), not as a Failed program."""
-    from sandbox import LocalSandbox
+    from judgebox.sandbox import LocalSandbox
 
     root = tempfile.mkdtemp(prefix="jb-closed-")  # mode 0700
     try:
@@ -250,7 +250,7 @@ def test_run_cgroups_of_a_dead_server_are_killed_and_removed_at_start():
     next executor to start kills those programs and removes the folders."""
     import subprocess
 
-    from sandbox import LocalSandbox
+    from judgebox.sandbox import LocalSandbox
 
     host = cgroups.detect()
     if host is None:

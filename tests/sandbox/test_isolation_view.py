@@ -300,7 +300,7 @@ def test_serve_without_cap_sys_admin_refuses_to_start_naming_the_fix(tmp_path):
 
 @needs_setpriv
 def test_local_sandbox_without_cap_sys_admin_raises_at_construction(tmp_path):
-    code = ("from sandbox import LocalSandbox\nfrom sandbox.isolation import IsolationUnavailable\n"
+    code = ("from sandbox import LocalSandbox\nfrom judgebox.sandbox.isolation.unit import IsolationUnavailable\n"
             f"try:\n    LocalSandbox(workdir_root={str(tmp_path)!r})\nexcept IsolationUnavailable as e:\n"
             "    print(e.protection)\n")
     out = subprocess.run(without_sys_admin(sys.executable, "-c", code), capture_output=True, text=True,

@@ -12,7 +12,6 @@ import time
 
 import httpx
 
-
 from tests.sandbox.procs import alive_with, unique_sleep, zombies_of
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.languages import RECIPES, java_main_class, toolchain_env
+from judgebox.sandbox.languages import RECIPES, java_main_class, toolchain_env
 
 JAVA_SOURCES = {
     "public class Solution { public static void main(String[] a) {} }": "Solution",
@@ -97,7 +97,7 @@ def test_pytest_is_not_offered_by_an_interpreter_that_cannot_import_it():
     import shutil
     import subprocess
 
-    from sandbox import LocalSandbox
+    from judgebox.sandbox import LocalSandbox
 
     python = shutil.which("python3", path="/usr/bin")
     if python is None or subprocess.run([python, "-c", "import pytest"], capture_output=True).returncode == 0:

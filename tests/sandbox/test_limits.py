@@ -14,8 +14,8 @@ import shutil
 import httpx
 import pytest
 
+from judgebox.sandbox import LocalSandbox, RunCodeResponse
 from tests.sandbox.procs import alive_with, unique_sleep
-from sandbox import LocalSandbox, RunCodeResponse
 
 PRINT_1 = {"code": "print(1)", "language": "python"}
 

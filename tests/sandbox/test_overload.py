@@ -16,7 +16,7 @@ import time
 import httpx
 import pytest
 
-from sandbox import LocalSandbox
+from judgebox.sandbox import LocalSandbox
 
 PRINT_1 = {"code": "print(1)", "language": "python", "run_timeout": 10}
 CPU_BOUND = {"code": "s = 0\nfor i in range(4_000_000): s += i\nprint(s)", "language": "python",

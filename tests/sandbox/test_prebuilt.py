@@ -15,10 +15,10 @@ import subprocess
 
 import pytest
 
-from sandbox import LocalSandbox
-from sandbox.languages import RECIPES
-from sandbox.jvm import javac_key
-from sandbox.pch import pch_flags, pch_key
+from judgebox.sandbox import LocalSandbox
+from judgebox.sandbox.languages import RECIPES
+from judgebox.sandbox.speedups.jvm import javac_key
+from judgebox.sandbox.speedups.pch import pch_flags, pch_key
 
 needs_gpp = pytest.mark.skipif(not shutil.which("g++"), reason="g++ not installed")
 

@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from sandbox.process import RunLimits, run_process
+from judgebox.sandbox.limits import RunLimits
+from judgebox.sandbox.process import run_process
 
 
 def busy_program(tmp_path):

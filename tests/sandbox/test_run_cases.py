@@ -13,9 +13,8 @@ import httpx
 import pytest
 import sandbox_fusion
 
+from judgebox.sandbox import RunCodeResponse
 from tests.sandbox.procs import alive_with, children, load_per_core, open_fds, rss_MiB, unique_sleep, zombies_of
-
-from sandbox import RunCodeResponse
 
 MiB = 1 << 20
 

@@ -11,9 +11,8 @@ import os
 
 import pytest
 
-from sandbox import SessionNotFound
-from sandbox.errors import SandboxRequestError
-
+from judgebox.sandbox import SessionNotFound
+from judgebox.sandbox.errors import SandboxRequestError
 from tests.sandbox.procs import alive_with, unique_sleep
 
 pytestmark = pytest.mark.timeout(300)

@@ -11,9 +11,8 @@ import time
 import httpx
 import pytest
 
-from sandbox import SandboxClient, SessionNotFound
-from sandbox.errors import SandboxUnavailable
-
+from judgebox.sandbox import SandboxClient, SessionNotFound
+from judgebox.sandbox.errors import SandboxUnavailable
 from tests.conftest import start_live_server
 from tests.sandbox.procs import children, open_fds
 

@@ -1,6 +1,6 @@
 """The embedded executor runs a real program and reports SandboxFusion's fields."""
 
-from sandbox import LocalSandbox, RunStatus
+from judgebox.sandbox import LocalSandbox, RunStatus
 
 
 def test_print_runs_in_embedded_sandbox():

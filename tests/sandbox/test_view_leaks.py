@@ -13,8 +13,8 @@ import socket
 
 import pytest
 
-from sandbox.childsetup import HOSTNAME
-from sandbox.mounts import PROC_MASKS, SYS_ENTRIES
+from judgebox.sandbox.isolation.childsetup import HOSTNAME
+from judgebox.sandbox.isolation.view import PROC_MASKS, SYS_ENTRIES
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="full isolation needs root")
 

@@ -17,9 +17,9 @@ import requests
 import sandbox_fusion
 from pydantic import ValidationError
 
-from sandbox import LocalSandbox
-from sandbox import executor as sandbox_executor
-from sandbox.languages import RECIPES
+from judgebox.sandbox import LocalSandbox
+from judgebox.sandbox import executor as sandbox_executor
+from judgebox.sandbox.languages import RECIPES
 
 #: One program per language: reads an integer from stdin and prints its double (test runners print
 #: their summary instead). Java's public class is deliberately not ``Main``.
@@ -175,8 +175,9 @@ def test_fetched_files_stop_at_the_fetch_limit(local_sandbox):
 
 def test_each_request_gets_a_fresh_working_directory_removed_afterwards(live_server):
     """A file written by one request is not there for the next, and the directory is gone after."""
-    post = lambda code: httpx.post(f"{live_server}/run_code", json={"code": code, "language": "python"},
-                                   timeout=30).json()
+    def post(code: str) -> dict:
+        return httpx.post(f"{live_server}/run_code", json={"code": code, "language": "python"}, timeout=30).json()
+
     first = post("import os\nopen('left.txt', 'w').write('x')\nprint(os.getcwd())")
     assert post("import os\nprint(sorted(os.listdir('.')))")["run_result"]["stdout"] == "['main.py']\n"
     workdir = first["run_result"]["stdout"].strip()

@@ -1,1 +1,1 @@
-"""Tests of agent.tools: schemas, function tools, config loading, the trajectory owner, verl adapter."""
+"""Tests of judgebox.agent.tools: schemas, function tools, config loading, the trajectory owner, verl adapter."""

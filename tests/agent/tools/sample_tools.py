@@ -10,8 +10,8 @@ import os
 import time
 from typing import Literal, Optional
 
-from agent.tools import BaseTool, ToolResponse, function_tool
-from sandbox.errors import SandboxUnavailable
+from judgebox.agent.tools import BaseTool, ToolResponse, function_tool
+from judgebox.sandbox.errors import SandboxUnavailable
 
 
 @function_tool

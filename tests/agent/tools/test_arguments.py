@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from agent.tools import TrajectoryTools, function_tool
-from agent.tools.arguments import prepare_arguments
+from judgebox.agent.tools import TrajectoryTools, function_tool
+from judgebox.agent.tools.arguments import prepare_arguments
 
 received: list[dict] = []
 

@@ -13,8 +13,8 @@ import random
 import httpx
 import pytest
 
-from agent.tools import CodeInterpreterTool, TrajectoryTools
-from agent.tools.observation import (
+from judgebox.agent.tools import CodeInterpreterTool, TrajectoryTools
+from judgebox.agent.tools.observation import (
     NOTE_RESET,
     STATUS_ERROR,
     STATUS_KILLED,
@@ -24,8 +24,7 @@ from agent.tools.observation import (
     STATUS_TIMEOUT_KEPT,
     fit_budget,
 )
-from sandbox.errors import SandboxInfraError
-
+from judgebox.sandbox.errors import SandboxInfraError
 from tests.conftest import free_port
 from tests.sandbox.procs import children, open_fds
 from tests.sandbox.test_client_http import nginx  # noqa: F401  (fixture)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import FunctionTool, ToolConfigError, TrajectoryTools, load_tools
+from judgebox.agent.tools import FunctionTool, ToolConfigError, TrajectoryTools, load_tools
 from tests.agent.tools.sample_tools import Counter, add
 
 DATA = Path(__file__).parent / "data"
@@ -47,7 +47,7 @@ def test_duplicate_names_across_files_name_both_sources(tmp_path):
     ("tools:\n  - class_name: tests.agent.tools.sample_tools.NoSuchTool\n",
      "tools[0]: cannot import 'tests.agent.tools.sample_tools.NoSuchTool'"),
     ("tools:\n  - class_name: no_such_package.Tool\n", "tools[0]: cannot import 'no_such_package.Tool'"),
-    ("tools:\n  - class_name: pathlib.Path\n", "tools[0]: 'pathlib.Path' is not a subclass of agent.tools.BaseTool"),
+    ("tools:\n  - class_name: pathlib.Path\n", "tools[0]: 'pathlib.Path' is not a subclass of judgebox.agent.tools.BaseTool"),
     ("tools:\n  - function: tests.agent.tools.sample_tools.add\n  - class_name: tests.agent.tools.sample_tools.Counter\n"
      "    tool_schema: {type: function, function: {name: c, parameters: {type: object, properties: {n: {type: int}}}}}\n",
      "tools[1]: 'tests.agent.tools.sample_tools.Counter' could not be built: ValueError: bad tool_schema: "

@@ -7,8 +7,8 @@ from typing import Optional
 
 import pytest
 
-from agent.tools import BaseTool, FunctionTool, OpenAIFunctionToolSchema, ToolResponse, function_tool
-from agent.tools.function import normalize_return
+from judgebox.agent.tools import BaseTool, FunctionTool, OpenAIFunctionToolSchema, ToolResponse, function_tool
+from judgebox.agent.tools.function import normalize_return
 from tests.agent.tools.sample_tools import add, scored, shout_async
 
 NESTED = {

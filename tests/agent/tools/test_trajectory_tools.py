@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from agent.tools import ToolMetrics, TrajectoryTools, function_tool
+from judgebox.agent.tools import ToolMetrics, TrajectoryTools, function_tool
 from tests.agent.tools.sample_tools import Counter, add, sleepy_pid
 
 
@@ -127,7 +127,7 @@ async def test_an_instance_created_after_its_call_timed_out_is_still_released():
 
 async def test_release_errors_are_logged_and_do_not_mask_results(caplog):
     counter = Counter({"fail_release": True})
-    with caplog.at_level(logging.ERROR, logger="agent.tools.runner"):
+    with caplog.at_level(logging.ERROR, logger="judgebox.agent.tools.runner"):
         async with TrajectoryTools([counter], timeout_s=5) as tt:
             result = await tt.call("counter", {"n": 4})
     assert result.text == "4"
@@ -282,7 +282,7 @@ async def test_bug_117_with_the_real_code_interpreter_the_hung_session_is_replac
     runs in a fresh one and says so; no session outlives the trajectory."""
     from pathlib import Path
 
-    from agent.tools import load_tools
+    from judgebox.agent.tools import load_tools
 
     [tool] = load_tools(Path(__file__).parents[3] / "configs/tools/code_interpreter.yaml")
     metrics = ToolMetrics()

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from agent.tools import ToolConfigError
+from judgebox.agent.tools import ToolConfigError
 from tests.agent.tools.sample_tools import Counter
 
 verl_registry = pytest.importorskip("verl.tools.tool_registry")
@@ -21,7 +21,7 @@ from verl.experimental.agent_loop.tool_agent_loop import AgentData, ToolAgentLoo
 from verl.experimental.agent_loop.tool_parser import FunctionCall  # noqa: E402
 from verl.tools.base_tool import BaseTool as VerlBaseTool  # noqa: E402
 
-from agent.tools.verl_adapter import VerlToolAdapter  # noqa: E402
+from judgebox.integrations.verl.tool_adapter import VerlToolAdapter  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parents[3]
@@ -134,7 +134,7 @@ async def test_shipped_verl_config_runs_code_interpreter_with_state_per_trajecto
         out = []
         for code in ["x = 41 + 1\nimport math", "print(x, math.floor(2.5))", "open('f.txt','w').write('hi')",
                      "print(open('f.txt').read())"]:
-            out.append(await verl_call(tools, "code_interpreter", {"code": code}, t1))
+            out.append(await verl_call(tools, "code_interpreter", {"code": code}, t1))  # noqa: F821  (deleted after use)
         return out
 
     t2_code = "print('x' in globals()); import os; print(os.path.exists('f.txt'))"

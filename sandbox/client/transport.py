@@ -1,0 +1,439 @@
+"""The HTTP path of :class:`~judgebox.sandbox.client.client.SandboxClient`: one call = attempts with retries.
+
+- :class:`HTTPSandbox` sends a request to the endpoint :class:`~judgebox.sandbox.client.endpoints.EndpointPool`
+  picks and classifies the answer: 200 is a result; 429/503/504 are overload (backoff, ``Retry-After``
+  honoured, the endpoint is not blamed); connection errors, read timeouts, 500/502 and invalid bodies
+  are endpoint failures (retried at once on another live endpoint, else after a backoff); other 4xx
+  raise :class:`~judgebox.sandbox.errors.SandboxRequestError` without retry; a ``SandboxError`` answer is
+  retried once on another endpoint. Retries use tenacity (exponential backoff plus jitter) up to
+  ``max_attempts`` and the call's deadline.
+- :func:`run_tests_via_run_code` serves ``/run_tests`` on servers that lack it (a plain SandboxFusion).
+- :func:`request_timeout` derives each request's HTTP timeout from the request's own limits.
+- sessions: ``POST /sessions`` goes through the same balancing and retries (a 404/405 marks the
+  endpoint as a plain SandboxFusion); every later call of a session goes to the endpoint that
+  created it and nowhere else (:meth:`HTTPSandbox.session_call`): only the server's own
+  overload answers (429/503/504 *with* ``Retry-After``: the cell did not start) are retried there;
+  no answer is :class:`~judgebox.sandbox.errors.SandboxUnavailable` at once (the cell may have run).
+
+Everything here runs on the client's event loop thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import functools
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Optional, Sequence, TypeVar, Union
+
+import httpx
+from pydantic import BaseModel, ValidationError
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_exponential,
+    wait_random,
+)
+
+from judgebox.sandbox.errors import (
+    SandboxInfraError,
+    SandboxOverloaded,
+    SandboxRequestError,
+    SandboxServerError,
+    SandboxUnavailable,
+    SessionNotFound,
+    SessionsUnsupported,
+)
+from judgebox.sandbox.models import (
+    CommandRunStatus,
+    CreateSessionRequest,
+    RunCodeRequest,
+    RunCodeResponse,
+    RunJupyterRequest,
+    RunJupyterResponse,
+    RunStatus,
+    RunTestsRequest,
+    RunTestsResponse,
+    SessionInfo,
+    overall_status,
+)
+
+from .endpoints import EndpointPool
+from .settings import ClientSettings
+
+__all__ = ["HTTPSandbox", "field_errors", "request_timeout", "retry_after_seconds", "run_tests_via_run_code"]
+
+log = logging.getLogger("judgebox.client")
+M = TypeVar("M", bound=BaseModel)
+
+#: Answers that mean "alive but busy": retried with backoff, the endpoint is not blamed.
+OVERLOAD_STATUS = (429, 503, 504)
+#: Seconds a session's kernel may take to start (the server's ``KERNEL_STARTUP_TIMEOUT``).
+SESSION_START_S = 60.0
+
+
+def request_timeout(request: Union[RunCodeRequest, RunJupyterRequest], margin: float) -> float:
+    """HTTP read timeout in seconds for one request, derived from its own limits.
+
+    ``/run_tests``: ``compile_timeout + run_timeout * len(cases) + margin``;
+    ``/run_code``: ``compile_timeout + run_timeout + margin``;
+    ``/run_jupyter``: ``total_timeout + margin``; ``POST /sessions``: the kernel start (60 s) + margin.
+    """
+    if isinstance(request, CreateSessionRequest):
+        return SESSION_START_S + margin
+    if isinstance(request, RunTestsRequest):
+        return request.compile_timeout + request.run_timeout * len(request.cases) + margin
+    if isinstance(request, RunCodeRequest):
+        return request.compile_timeout + request.run_timeout + margin
+    return request.total_timeout + margin
+
+
+def field_errors(errors: Any) -> str:
+    """``loc: msg`` for pydantic / FastAPI error lists; anything else as text."""
+    if not isinstance(errors, list):
+        return str(errors)
+    return "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}"
+                     if isinstance(e, dict) else str(e) for e in errors)
+
+
+async def run_tests_via_run_code(
+    request: RunTestsRequest, run_code: Callable[[RunCodeRequest], Awaitable[RunCodeResponse]],
+) -> RunTestsResponse:
+    """Serve ``/run_tests`` with one ``/run_code`` per case (for plain SandboxFusion servers).
+
+    Args:
+        request: the batch; its top-level ``files`` plus each case's ``files`` are sent with that case;
+            ``fetch_files`` is not sent (``RunTestsResponse`` carries no files).
+        run_code: coroutine running one :class:`RunCodeRequest` (may raise ``SandboxError``).
+
+    Returns:
+        the :class:`RunTestsResponse` the judgebox server gives for the same batch: the first case's
+        ``compile_result``; ``run_results[i]`` for case ``i`` or ``None`` when it did not run (compile
+        failed, or skipped by ``stop_on_first_failure``); the worst per-case status (a
+        ``SandboxError`` case makes the whole batch ``SandboxError``, never ``Success``).
+        Cases run one after another with ``stop_on_first_failure``, concurrently otherwise.
+    """
+    base = request.model_dump(include=set(RunCodeRequest.model_fields) - {"stdin", "files", "fetch_files"})
+
+    def one(i: int) -> Awaitable[RunCodeResponse]:
+        case = request.cases[i]
+        return run_code(RunCodeRequest(**base, stdin=case.stdin, files={**request.files, **case.files}))
+
+    first = await one(0)
+    answers = [first]
+    compiled = first.compile_result is None or (
+        first.compile_result.status == CommandRunStatus.Finished and first.compile_result.return_code == 0)
+    go_on = compiled and first.status != RunStatus.SandboxError
+    if go_on and request.stop_on_first_failure:
+        for i in range(1, len(request.cases)):
+            if answers[-1].status != RunStatus.Success:
+                break
+            answers.append(await one(i))
+    elif go_on:
+        answers += await asyncio.gather(*(one(i) for i in range(1, len(request.cases))))
+    runs = [a.run_result for a in answers] + [None] * (len(request.cases) - len(answers))
+    worst = max((a.status for a in answers), key=[RunStatus.Success, RunStatus.Failed,
+                                                    RunStatus.SandboxError].index)
+    status = worst if worst != RunStatus.Success else overall_status(first.compile_result, *runs)
+    return RunTestsResponse(status=status, message=next((a.message for a in answers if a.message), ""),
+                            compile_result=first.compile_result, run_results=runs,
+                            executor_pod_name=first.executor_pod_name)
+
+
+class _Retry(Exception):
+    """One attempt failed in a retryable way; carries the error to raise if it was the last one."""
+
+    def __init__(self, kind: type[SandboxInfraError], message: str, *, endpoint: Optional[str] = None,
+                 status_code: Optional[int] = None, retry_after: float = 0.0, now: bool = False,
+                 response: Optional[BaseModel] = None) -> None:
+        super().__init__(message)
+        self.kind, self.message, self.endpoint, self.status_code = kind, message, endpoint, status_code
+        self.retry_after = retry_after  # seconds the server asked us to wait
+        self.now = now  # retry at once: another live endpoint exists
+        self.response = response  # a SandboxError answer, returned if no retry is left
+
+
+class _NoRunTests(Exception):
+    """The chosen endpoint has no ``/run_tests`` (404/405)."""
+
+
+@dataclass
+class _Call:
+    path: str
+    payload: dict[str, Any]
+    response_type: type[BaseModel]
+    timeout: float
+    deadline: float
+    start: float = field(default_factory=time.monotonic)
+    avoid: set[str] = field(default_factory=set)
+    attempts: int = 0
+    rerouted: bool = False
+    served_by: Optional[str] = None  # base URL of the endpoint whose answer was returned
+
+
+def retry_after_seconds(value: Optional[str]) -> float:
+    """Seconds in a ``Retry-After`` header (delta-seconds or HTTP-date, RFC 9110 §10.2.3); 0 if absent."""
+    if not value:
+        return 0.0
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return 0.0
+
+
+class HTTPSandbox:
+    """Balancing, retries and the ``/run_tests`` fallback over ``urls``; lives on one event loop.
+
+    Args:
+        urls: base URLs (see :class:`~judgebox.sandbox.client.endpoints.EndpointPool`).
+        settings: the client's :class:`~judgebox.sandbox.client.settings.ClientSettings`.
+
+    Raises:
+        ValueError: no URL, or a URL without ``http://`` / ``https://``.
+
+    Each of ``run_code``, ``run_tests``, ``run_jupyter`` returns the response model or raises
+    :class:`~judgebox.sandbox.errors.SandboxRequestError` / :class:`~judgebox.sandbox.errors.SandboxInfraError`.
+    """
+
+    def __init__(self, urls: Sequence[str], settings: ClientSettings) -> None:
+        self.settings = s = settings
+        self.http = httpx.AsyncClient(limits=httpx.Limits(
+            max_connections=s.max_concurrency, max_keepalive_connections=s.max_concurrency))
+        self.pool = EndpointPool(urls, self._ping, s.failure_threshold, s.cooldown)
+        self.slots = asyncio.Semaphore(s.max_concurrency)
+        self._backoff = (wait_exponential(multiplier=s.backoff_initial, max=s.backoff_max)
+                         + wait_random(0, s.backoff_jitter))
+
+    async def _ping(self, url: str) -> bool:
+        try:
+            r = await self.http.get(f"{url}/v1/ping", timeout=self.settings.ping_timeout)
+            return r.status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    async def run_code(self, request: RunCodeRequest) -> RunCodeResponse:
+        return await self.call("/run_code", request, RunCodeResponse)
+
+    async def run_jupyter(self, request: RunJupyterRequest) -> RunJupyterResponse:
+        return await self.call("/run_jupyter", request, RunJupyterResponse)
+
+    async def run_tests(self, request: RunTestsRequest) -> RunTestsResponse:
+        if not self.pool.lack_run_tests():
+            try:
+                return await self.call("/run_tests", request, RunTestsResponse)
+            except _NoRunTests:
+                pass
+        return await run_tests_via_run_code(request, self.run_code)
+
+    async def call(self, path: str, request: BaseModel, response_type: type[M]) -> M:
+        timeout = request_timeout(request, self.settings.timeout_margin)  # type: ignore[arg-type]
+        budget = self.settings.deadline or 2 * timeout + 60
+        call = _Call(path, request.model_dump(mode="json"), response_type, timeout,
+                     time.monotonic() + budget)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(budget),
+            wait=functools.partial(self._wait, call), retry=retry_if_exception_type(_Retry),
+            reraise=True, before_sleep=_log_retry)
+        try:
+            return await retrying(self._attempt, call)
+        except _Retry as last:
+            if last.response is not None:
+                return last.response  # type: ignore[return-value]
+            raise last.kind(
+                f"{last.message} (gave up after {call.attempts} attempt(s) in "
+                f"{time.monotonic() - call.start:.1f}s)",
+                endpoint=last.endpoint, status_code=last.status_code, attempts=call.attempts) from None
+
+    def _wait(self, call: _Call, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Retry) and exc.now:
+            return 0.0
+        backoff = self._backoff(state)
+        return max(backoff, exc.retry_after) if isinstance(exc, _Retry) else backoff
+
+    async def _attempt(self, call: _Call) -> BaseModel:
+        call.attempts += 1
+        async with self.slots:
+            need = {"need_run_tests": call.path == "/run_tests", "need_sessions": call.path == "/sessions"}
+            ep = self.pool.pick(call.avoid, **need)
+            if ep is None:
+                await self.pool.wait_live(call.deadline)
+                ep = self.pool.pick(call.avoid, **need)
+            if ep is None:
+                raise _Retry(SandboxUnavailable, f"no live sandbox endpoint: all {len(self.pool.endpoints)} "
+                             "are cooling down after failures")
+            remaining = max(0.01, call.deadline - time.monotonic())
+            timeout = httpx.Timeout(min(call.timeout, remaining),
+                                    connect=min(self.settings.connect_timeout, remaining))
+            ep.in_flight += 1
+            try:
+                resp = await self.http.post(f"{ep.url}{call.path}", json=call.payload, timeout=timeout)
+            except httpx.TransportError as exc:
+                call.avoid.add(ep.url)
+                self.pool.failed(ep, type(exc).__name__)
+                raise _Retry(SandboxUnavailable, f"POST {ep.url}{call.path}: {type(exc).__name__}: {exc}",
+                             endpoint=ep.url, now=self.pool.has_other(call.avoid)) from exc
+            finally:
+                ep.in_flight -= 1
+        return self._classify(call, ep, resp)
+
+    def _classify(self, call: _Call, ep: Any, resp: httpx.Response) -> BaseModel:
+        code, where = resp.status_code, f"POST {ep.url}{call.path}"
+        if code == 200:
+            try:
+                result = call.response_type.model_validate_json(resp.content)
+            except ValidationError as exc:
+                self.pool.failed(ep, "invalid body")
+                call.avoid.add(ep.url)
+                raise _Retry(SandboxServerError, f"{where} answered 200 with a body that is not a "
+                             f"{call.response_type.__name__}: {resp.text[:200]!r}", endpoint=ep.url,
+                             status_code=code, now=self.pool.has_other(call.avoid)) from exc
+            self.pool.answered(ep)
+            if (getattr(result, "status", None) == RunStatus.SandboxError and not call.rerouted
+                    and self.pool.has_other(call.avoid | {ep.url})):
+                call.rerouted = True
+                call.avoid.add(ep.url)
+                raise _Retry(SandboxServerError, f"{where}: SandboxError: {getattr(result, 'message', '')}",
+                             endpoint=ep.url, status_code=code, now=True, response=result)
+            call.served_by = ep.url
+            return result
+        if code in OVERLOAD_STATUS:
+            self.pool.answered(ep)
+            raise _Retry(SandboxOverloaded, f"{where} answered HTTP {code}: {resp.text[:200]}",
+                         endpoint=ep.url, status_code=code,
+                         retry_after=retry_after_seconds(resp.headers.get("Retry-After")))
+        if 400 <= code < 500:
+            self.pool.answered(ep)
+            if code in (404, 405) and call.path == "/run_tests":
+                ep.supports_run_tests = False
+                raise _NoRunTests(ep.url)
+            if code in (404, 405) and call.path == "/sessions":
+                ep.supports_sessions = False
+                if not self.pool.lack_sessions():
+                    call.avoid.add(ep.url)
+                    raise _Retry(SandboxUnavailable, f"{where}: no /sessions here", endpoint=ep.url, now=True)
+                raise SessionsUnsupported(f"{where} answered HTTP {code}: this sandbox has no /sessions "
+                                          "(a plain SandboxFusion server)")
+            try:
+                detail = field_errors(resp.json().get("detail"))
+            except (ValueError, AttributeError):
+                detail = resp.text[:500]
+            raise SandboxRequestError(f"{where} rejected the request: HTTP {code}: {detail}", code)
+        self.pool.failed(ep, f"HTTP {code}")
+        call.avoid.add(ep.url)
+        raise _Retry(SandboxUnavailable if code == 502 else SandboxServerError,
+                     f"{where} answered HTTP {code}: {resp.text[:200]}", endpoint=ep.url,
+                     status_code=code, now=self.pool.has_other(call.avoid))
+
+    # ---- sessions -----------------------------------------------------------------------------
+    async def create_session(self, request: CreateSessionRequest) -> tuple[SessionInfo, str]:
+        """``POST /sessions`` on a balanced endpoint; returns the session and the base URL holding it.
+
+        Raises:
+            SessionsUnsupported: every endpoint lacks ``/sessions`` (detected once per endpoint).
+            SandboxInfraError, SandboxRequestError: as for any call.
+        """
+        if self.pool.lack_sessions():
+            raise SessionsUnsupported("no endpoint has /sessions (plain SandboxFusion servers)")
+        timeout = request_timeout(request, self.settings.timeout_margin)
+        budget = self.settings.deadline or 2 * timeout + 60
+        call = _Call("/sessions", request.model_dump(mode="json"), SessionInfo, timeout, time.monotonic() + budget)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(budget),
+            wait=functools.partial(self._wait, call), retry=retry_if_exception_type(_Retry),
+            reraise=True, before_sleep=_log_retry)
+        try:
+            info = await retrying(self._attempt, call)
+        except _Retry as last:
+            raise last.kind(f"{last.message} (gave up after {call.attempts} attempt(s))", endpoint=last.endpoint,
+                            status_code=last.status_code, attempts=call.attempts) from None
+        assert call.served_by is not None
+        return info, call.served_by  # type: ignore[return-value]
+
+    async def session_call(self, url: str, method: str, path: str, payload: Optional[dict[str, Any]],
+                           response_type: Optional[type[M]], timeout: float, session_id: str) -> Optional[M]:
+        """One call of a session on the endpoint ``url`` that holds it (never another one).
+
+        Args:
+            url: base URL that created the session.
+            method, path: e.g. ``"POST"``, ``"/sessions/<id>/run"``.
+            payload: JSON body or ``None``.
+            response_type: model of a 200 answer (``None``: the body is ignored).
+            timeout: HTTP read timeout in seconds.
+            session_id: for error messages.
+
+        Raises:
+            SessionNotFound: 404 (the session is gone: its state is lost).
+            SandboxUnavailable: no answer / 502 (not retried: the cell may have run).
+            SandboxOverloaded: the server stayed overloaded (429/503/504) past the attempts.
+            SandboxServerError: 5xx or an invalid body. SandboxRequestError: other 4xx.
+        """
+        ep = self.pool.get(url)
+        where = f"{method} {ep.url}{path}"
+        budget = self.settings.deadline or 2 * timeout + 60
+        deadline = time.monotonic() + budget
+        for attempt in range(1, self.settings.max_attempts + 1):
+            async with self.slots:
+                remaining = max(0.01, deadline - time.monotonic())
+                ep.in_flight += 1
+                try:
+                    resp = await self.http.request(method, f"{ep.url}{path}", json=payload, timeout=httpx.Timeout(
+                        min(timeout, remaining), connect=min(self.settings.connect_timeout, remaining)))
+                except httpx.TransportError as exc:
+                    self.pool.failed(ep, type(exc).__name__)
+                    raise SandboxUnavailable(f"{where}: {type(exc).__name__}: {exc} (a session's calls are never "
+                                             "sent to another endpoint)", endpoint=ep.url, attempts=attempt) from exc
+                finally:
+                    ep.in_flight -= 1
+            code = resp.status_code
+            if code == 200:
+                self.pool.answered(ep)
+                if response_type is None:
+                    return None
+                try:
+                    return response_type.model_validate_json(resp.content)
+                except ValidationError as exc:
+                    raise SandboxServerError(f"{where} answered 200 with a body that is not a "
+                                             f"{response_type.__name__}: {resp.text[:200]!r}", endpoint=ep.url,
+                                             status_code=code, attempts=attempt) from exc
+            try:
+                detail = field_errors(resp.json().get("detail"))
+            except (ValueError, AttributeError):
+                detail = resp.text[:500]
+            if code in OVERLOAD_STATUS:
+                self.pool.answered(ep)
+                wait = retry_after_seconds(resp.headers.get("Retry-After"))
+                if "Retry-After" in resp.headers and attempt < self.settings.max_attempts \
+                        and time.monotonic() + wait < deadline:
+                    await asyncio.sleep(wait)
+                    continue
+                raise SandboxOverloaded(f"{where} answered HTTP {code}: {detail}", endpoint=ep.url,
+                                        status_code=code, attempts=attempt)
+            if code == 404:
+                self.pool.answered(ep)
+                raise SessionNotFound(f"{where}: HTTP 404: {detail}", session_id)
+            if 400 <= code < 500:
+                self.pool.answered(ep)
+                raise SandboxRequestError(f"{where} rejected the request: HTTP {code}: {detail}", code)
+            self.pool.failed(ep, f"HTTP {code}")
+            raise (SandboxUnavailable if code == 502 else SandboxServerError)(
+                f"{where} answered HTTP {code}: {detail}", endpoint=ep.url, status_code=code, attempts=attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+def _log_retry(state: RetryCallState) -> None:
+    exc = state.outcome.exception() if state.outcome else None
+    wait = state.next_action.sleep if state.next_action else 0.0
+    log.info("sandbox attempt %d failed (%s); retrying in %.2fs", state.attempt_number, exc, wait)

@@ -1,0 +1,208 @@
+"""The HTTP face: a thin FastAPI layer (parse, admit, call the executor, serialise).
+
+Endpoints (SandboxFusion-compatible): ``POST /run_code``, ``POST /run_jupyter``, ``GET /v1/ping``.
+judgebox extensions: ``POST /run_tests``, ``GET /languages``, ``GET /health``, ``GET /metrics`` and
+sessions (:mod:`judgebox.sandbox.sessions.manager`): ``POST /sessions``, ``POST /sessions/{id}/run``,
+``DELETE /sessions/{id}``, ``GET /sessions``.
+Every execution outcome is HTTP 200; a malformed body is HTTP 422 naming the field; a request that
+cannot get an execution slot in time, or a session over ``max_sessions``, is HTTP 504 with
+``Retry-After``; an unknown session id is HTTP 404 naming it. A request whose client disconnects
+before the answer is cancelled: a queued one never starts, a running one has its processes killed
+at once (so a client that retries after a gateway timeout never doubles the work).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import math
+import time
+from typing import Any, AsyncIterator, Callable, Optional
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+
+from judgebox.sandbox.cancel import Cancel
+from judgebox.sandbox.config import SandboxSettings
+from judgebox.sandbox.errors import Overloaded, SandboxRequestError
+from judgebox.sandbox.executor import Executor
+from judgebox.sandbox.languages import toolchain_version
+from judgebox.sandbox.models import (
+    CreateSessionRequest,
+    RunCodeRequest,
+    RunCodeResponse,
+    RunJupyterRequest,
+    RunJupyterResponse,
+    RunTestsRequest,
+    RunTestsResponse,
+    SessionInfo,
+    SessionList,
+    SessionRunRequest,
+    SessionRunResult,
+)
+from judgebox.sandbox.sessions.manager import SessionManager, SessionStartError
+
+from .admission import Admission
+from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from .metrics import Metrics
+
+
+def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
+    """Build the ASGI app for ``settings`` (default: from ``JUDGEBOX_*`` environment variables)."""
+    settings = settings or SandboxSettings()
+    executor = Executor(settings)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=settings.max_concurrency,
+                                                 thread_name_prefix="judgebox-run")
+    admission = Admission(settings.max_concurrency, settings.max_queue, settings.queue_timeout)
+    sessions = SessionManager(executor)
+    metrics = Metrics(settings.pod_name, lambda: admission.waiting, lambda: admission.running,
+                      lambda: sessions.live, executor.forkserver.stats if executor.forkserver else None)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await asyncio.get_running_loop().run_in_executor(None, sessions.close_all)
+
+    app = FastAPI(title="judgebox sandbox", version="0.1.0", lifespan=lifespan)
+    app.state.sessions = sessions
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's own handler echoes the input, and a NaN/Infinity input cannot be rendered as
+        # JSON (it answered 500): render non-finite numbers as text so the 422 names the field.
+        return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
+
+    async def execute(fn: Callable[[Any, Cancel], Any], request: Any, language: str, http: Request) -> Any:
+        cancel = Cancel()
+        started = asyncio.Event()  # set once the request holds a slot and is handed to a worker thread
+
+        async def work() -> Any:
+            async with admission.slot() as waited:
+                metrics.queue_wait.observe(waited)
+                start = time.monotonic()
+                started.set()
+                result = await loop.run_in_executor(pool, fn, request, cancel)
+                metrics.run_time.labels(language=language).observe(time.monotonic() - start)
+                return result
+
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(work())
+        gone = asyncio.ensure_future(disconnected(http))
+        await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():  # the client went away: nobody will read the answer
+            metrics.cancelled.labels(stage="running" if started.is_set() else "queued").inc()
+            if started.is_set():  # the slot is released only when the worker thread is done
+                await loop.run_in_executor(None, cancel.cancel)
+                with contextlib.suppress(Exception):
+                    await task
+            else:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Overloaded):
+                    await task
+            return Response(status_code=499)
+        gone.cancel()
+        try:
+            result = task.result()
+        except Overloaded as exc:
+            return overloaded(exc)
+        except SandboxRequestError as exc:  # sessions: unknown id (404), busy (409), too large (422)
+            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
+        except SessionStartError as exc:
+            return JSONResponse(status_code=500, content={"detail": str(exc)})
+        status = getattr(result, "status", None)
+        if status is not None:
+            metrics.runs.labels(language=language, status=status.value).inc()
+        return result
+
+    def overloaded(exc: Overloaded) -> JSONResponse:
+        metrics.rejections.labels(reason=exc.reason).inc()
+        return JSONResponse(status_code=504, content={"detail": str(exc)},
+                            headers={"Retry-After": str(int(max(1, exc.retry_after)))})
+
+    @app.post("/run_code", response_model=RunCodeResponse)
+    async def run_code(request: RunCodeRequest, http: Request):
+        return await execute(executor.run_code, request, request.language, http)
+
+    @app.post("/run_tests", response_model=RunTestsResponse)
+    async def run_tests(request: RunTestsRequest, http: Request):
+        return await execute(executor.run_tests, request, request.language, http)
+
+    @app.post("/run_jupyter", response_model=RunJupyterResponse)
+    async def run_jupyter(request: RunJupyterRequest, http: Request):
+        from judgebox.sandbox.sessions.jupyter import run_jupyter as run
+
+        return await execute(lambda r, _cancel: run(r, executor), request, "jupyter", http)
+
+    @app.post("/sessions", response_model=SessionInfo)
+    async def create_session(request: CreateSessionRequest, http: Request):
+        if sessions.live >= sessions.max_sessions:  # answer at once, without waiting for a slot
+            return overloaded(Overloaded(f"{sessions.live} live sessions (max_sessions={sessions.max_sessions})",
+                                         "max_sessions", retry_after=5))
+        return await execute(lambda r, _cancel: sessions.create(r), request, "session", http)
+
+    @app.post("/sessions/{session_id}/run", response_model=SessionRunResult)
+    async def run_session(session_id: str, request: SessionRunRequest, http: Request):
+        try:
+            sessions.check_code(request.code)
+            sessions.get(session_id)  # 404 before queueing for a slot
+        except SandboxRequestError as exc:
+            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
+        return await execute(lambda r, _cancel: sessions.run(session_id, r), request, "session", http)
+
+    @app.delete("/sessions/{session_id}")
+    async def delete_session(session_id: str) -> Any:
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, sessions.delete, session_id)
+        except SandboxRequestError as exc:
+            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
+        return {"session_id": session_id, "closed": True}
+
+    @app.get("/sessions", response_model=SessionList)
+    async def list_sessions() -> SessionList:
+        return sessions.list()
+
+    @app.get("/v1/ping")
+    async def ping() -> str:
+        return "pong"
+
+    @app.get("/languages")
+    async def languages() -> dict[str, Optional[str]]:
+        return {name: toolchain_version(name, settings.python) for name in executor.languages()}
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "pod": settings.pod_name, "isolation": executor.isolation.describe(),
+                "max_concurrency": admission.max_concurrency, "max_queue": admission.max_queue,
+                "queue_timeout": admission.queue_timeout, "running": admission.running,
+                "waiting": admission.waiting, "sessions": sessions.live, "max_sessions": sessions.max_sessions}
+
+    @app.get("/metrics")
+    async def prometheus() -> Response:
+        return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
+
+    executor.warm_up()  # precompiled header and javac archive of the default flags, in the background
+    return app
+
+
+async def disconnected(http: Request) -> None:
+    """Return when the client of ``http`` has disconnected (its body was already read).
+
+    After the body, the server's ``receive()`` blocks until the connection closes and then answers
+    ``http.disconnect`` (ASGI HTTP spec); uvicorn's h11 and httptools protocols both do so.
+    """
+    while (await http.receive())["type"] != "http.disconnect":
+        pass
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by its text (``"nan"``, ``"inf"``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
