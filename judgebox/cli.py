@@ -98,12 +98,8 @@ def _serve(args: argparse.Namespace) -> int:
     from judgebox.sandbox.config import SandboxSettings
     from judgebox.sandbox.server.app import create_app
 
-    overrides = {k: v for k, v in {
-        "python": args.python, "max_concurrency": args.max_concurrency,
-        "queue_timeout": args.queue_timeout, "allow_network": args.allow_network or None,
-        "isolation": args.isolation,
-    }.items() if v is not None}
-    settings = SandboxSettings(**overrides)
+    settings = SandboxSettings(**{name: getattr(args, name) for name in SandboxSettings.model_fields
+                                  if hasattr(args, name)})
     app = create_app(settings)
     # OpenRLHF's remote reward (POST /get_reward) judges in this process, with the server's settings.
     app.include_router(create_router(SandboxClient("", local=LocalSandbox(settings)),
@@ -113,6 +109,32 @@ def _serve(args: argparse.Namespace) -> int:
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 loop="auto", http="auto", access_log=args.log_level in ("trace", "debug", "info"))
     return 0
+
+
+def settings_flags(group, model) -> None:
+    """Add one ``--field-name`` option per field of the pydantic settings ``model`` to the argparse
+    ``group``: the settings model is the one source of truth for ``judgebox serve``'s flags, the
+    environment variables and the settings reference. A flag not given is absent from the parsed
+    namespace (the environment or the field's default then applies); booleans take ``--x``/``--no-x``,
+    ``Literal`` fields their choices."""
+    import typing
+
+    prefix = model.model_config.get("env_prefix", "")
+    for name, field in model.model_fields.items():
+        kind = field.annotation
+        if typing.get_origin(kind) is typing.Union:  # Optional[X]
+            kind = next(a for a in typing.get_args(kind) if a is not type(None))
+        kw: dict = {"default": argparse.SUPPRESS, "dest": name}
+        if kind is bool:
+            kw["action"] = argparse.BooleanOptionalAction
+        elif typing.get_origin(kind) is typing.Literal:
+            kw["choices"] = typing.get_args(kind)
+        else:
+            kw["type"] = kind
+            kw["metavar"] = {int: "N", float: "X", str: "S"}.get(kind, "V")
+        default = "computed" if field.default_factory is not None else field.default
+        kw["help"] = f"{field.description} (default: {default}; {prefix}{name.upper()})"
+        group.add_argument(f"--{name.replace('_', '-')}", **kw)
 
 
 def _ks(text: str) -> list[int]:
@@ -372,14 +394,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the SandboxFusion-compatible HTTP server (+ OpenRLHF's /get_reward)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8080)
-    serve.add_argument("--python", help="interpreter for python programs (default: this one)")
-    serve.add_argument("--max-concurrency", type=int, help="programs at once (default: CPU count)")
-    serve.add_argument("--queue-timeout", type=float, help="seconds to wait for a slot before 504")
-    serve.add_argument("--allow-network", action="store_true", help="let programs use the network")
-    serve.add_argument("--isolation", choices=("full", "minimal"),
-                       help="full (default; JUDGEBOX_ISOLATION): every protection, or refuse to start naming "
-                            "the missing one; minimal: what the host allows (containers without CAP_SYS_ADMIN)")
     serve.add_argument("--log-level", default="warning")
+    from judgebox.sandbox.config import SandboxSettings
+
+    settings_flags(serve.add_argument_group("sandbox settings (each also JUDGEBOX_<NAME>; a flag wins)"),
+                   SandboxSettings)
     serve.set_defaults(func=_serve)
 
     ev = sub.add_parser("eval", help="score samples of a dataset in the sandbox and report pass@k")

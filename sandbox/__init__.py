@@ -16,6 +16,7 @@ from .errors import (
     SessionNotFound,
     SessionsUnsupported,
 )
+from .isolation import IsolationUnavailable
 from .local import LocalSandbox
 from .models import (
     CommandRunResult,
@@ -36,5 +37,5 @@ __all__ = [
     "SandboxClient", "SandboxError", "SandboxInfraError", "SandboxRequestError", "LocalSandbox", "SandboxSettings", "CommandRunResult", "CommandRunStatus", "RunCodeRequest",
     "RunCodeResponse", "RunJupyterRequest", "RunJupyterResponse", "RunStatus", "RunTestsRequest",
     "RunTestsResponse", "ClientSettings", "SandboxUnavailable", "SandboxOverloaded", "SandboxServerError",
-    "Session", "SessionInfo", "SessionRunResult", "SessionNotFound", "SessionsUnsupported",
+    "Session", "SessionInfo", "SessionRunResult", "SessionNotFound", "SessionsUnsupported", "IsolationUnavailable",
 ]

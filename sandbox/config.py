@@ -27,7 +27,7 @@ class SandboxSettings(BaseSettings):
     Units: seconds for times, MiB for memory, bytes for output and file sizes.
     """
 
-    model_config = SettingsConfigDict(env_prefix="JUDGEBOX_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="JUDGEBOX_", extra="forbid")
 
     python: str = Field(default_factory=default_python, description="interpreter for python/pytest")
     max_concurrency: int = Field(
@@ -78,3 +78,14 @@ class SandboxSettings(BaseSettings):
     interrupt_grace: float = Field(
         2.0, gt=0, description="seconds a timed-out cell gets to stop after SIGINT before the kernel is killed")
     max_code_bytes: int = Field(1 << 20, ge=1024, description="largest session cell (UTF-8 bytes); more is 422")
+
+    def updated(self, **overrides: object) -> "SandboxSettings":
+        """A copy with ``overrides`` (field names) validated as constructor arguments are.
+
+        Raises:
+            pydantic.ValidationError: an unknown field (a misspelt name) or a value of the wrong type
+                or range; the error names each such key.
+        """
+        if not overrides:
+            return self
+        return type(self).model_validate({**self.model_dump(), **overrides})

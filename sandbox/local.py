@@ -47,13 +47,19 @@ class LocalSandbox:
         settings: limits and capacity (default: :class:`~judgebox.sandbox.config.SandboxSettings` from env).
         **overrides: fields of ``SandboxSettings`` to override, e.g. ``max_concurrency=4``.
 
+    Raises:
+        pydantic.ValidationError: an override names no setting or has a wrong value (the error names
+            the key).
+        judgebox.sandbox.isolation.IsolationUnavailable: ``isolation="full"`` and a protection it
+            promises cannot be applied on this host.
+
     Concurrency: at most ``settings.max_concurrency`` programs run at once across all threads and
     event loops using this object; extra calls wait (the embedded queue has no deadline).
     """
 
     def __init__(self, settings: Optional[SandboxSettings] = None, **overrides: Any) -> None:
         base = settings or SandboxSettings()
-        self.settings = base.model_copy(update=overrides) if overrides else base
+        self.settings = base.updated(**overrides)
         self.executor = Executor(self.settings)
         self._slots = threading.BoundedSemaphore(self.settings.max_concurrency)
         self._pool = concurrent.futures.ThreadPoolExecutor(

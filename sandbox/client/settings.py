@@ -20,7 +20,7 @@ class ClientSettings(BaseSettings):
     Units: seconds for every time.
     """
 
-    model_config = SettingsConfigDict(env_prefix="JUDGEBOX_CLIENT_", extra="ignore",
+    model_config = SettingsConfigDict(env_prefix="JUDGEBOX_CLIENT_", extra="forbid",
                                       populate_by_name=True)
 
     sandbox_url: Optional[str] = Field(
