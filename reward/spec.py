@@ -161,7 +161,7 @@ class TestSpec(BaseModel):
         """Build a spec from verl/APPS/TACO ``input_output`` data: ``{"inputs", "outputs"[, "fn_name"]
         [, "assert_case"]}``, as a dict or a JSON string.
 
-        stdio inputs/outputs may be strings or lists of lines (joined with ``\n``, as APPS's
+        stdio inputs/outputs may be strings or lists of lines (joined with ``\\n``, as APPS's
         ``testing_util.run_test`` joins them). With ``fn_name``, each input is either the argument
         list, whose output is the return value itself (APPS/TACO), or a string of one JSON value per
         line, whose output is the JSON text of the return value (LiveCodeBench). An APPS output that

@@ -66,7 +66,7 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         yield
         await asyncio.get_running_loop().run_in_executor(None, sessions.close_all)
 
-    app = FastAPI(title="judgebox sandbox", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="judgebox sandbox", version="0.2.0", lifespan=lifespan)
     app.state.sessions = sessions
 
     @app.exception_handler(RequestValidationError)
