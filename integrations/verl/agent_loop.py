@@ -123,11 +123,12 @@ def _plain(value: Any) -> Any:
 
 @register("judgebox_tool_agent")
 class JudgeboxToolAgentLoop(AgentLoopBase):
-    """verl's ``AgentLoopBase`` running :class:`agent.ToolAgentLoop` (see the module docstring).
+    """verl's ``AgentLoopBase`` running :class:`judgebox.agent.ToolAgentLoop` (see the module docstring).
 
     Args:
         tools: verl's tool list (``ToolListWrap``), as verl's worker passes it.
-        *args, **kwargs: ``AgentLoopBase``'s (trainer config, server client, tokenizer, ...).
+        args, kwargs: ``AgentLoopBase``'s positional and keyword arguments (trainer config, server client,
+            tokenizer, ...).
     """
 
     def __init__(self, *args: Any, tools: Optional[ToolListWrap] = None, **kwargs: Any) -> None:
