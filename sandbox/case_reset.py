@@ -36,10 +36,10 @@ import errno
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+from .runfs import FOLDER, READ, make_writable, open_folder, remove_entry, walk
+
 _CHUNK = 1 << 20
 
 
@@ -85,6 +85,15 @@ class _Folder:
     folders: list[str] = field(default_factory=list)
 
 
+#: Bytes of files a snapshot may hold (in the server's memory): a compile step can leave sparse files
+#: that cost the run no disk but would cost the server their whole size.
+MAX_SNAPSHOT_BYTES = 256 << 20
+
+
+class SnapshotTooLarge(OSError):
+    """The working folder holds more than :data:`MAX_SNAPSHOT_BYTES` of files (sizes as ``st_size``)."""
+
+
 class CaseReset:
     """A working folder's snapshot (regular files and folders), restored on :meth:`restore`.
 
@@ -95,16 +104,30 @@ class CaseReset:
             file and folder gets back the owner it had at the snapshot.
 
     Raises:
+        SnapshotTooLarge: the folder holds more than ``max_bytes`` of files (on creation).
         OSError: the working folder could not be read (on creation) or written (on :meth:`restore`).
     """
 
-    def __init__(self, workdir: str, scratch: Sequence[str] = (), uid: Optional[int] = None) -> None:
+    def __init__(self, workdir: str, scratch: Sequence[str] = (), uid: Optional[int] = None,
+                 max_bytes: int = MAX_SNAPSHOT_BYTES) -> None:
         self.workdir, self.scratch, self.uid = workdir, tuple(scratch), uid
+        self._room = max_bytes
+        #: each scratch folder's own metadata (its mtime is as telling as a file in it)
+        self.scratch_meta: dict[str, _Meta] = {}
+        for folder in self.scratch:
+            try:
+                fd = open_folder(None, folder)
+            except FileNotFoundError:
+                continue
+            try:
+                self.scratch_meta[folder] = _Meta.of(fd)
+            finally:
+                os.close(fd)
         #: the snapshot: relative folder path (``()`` = the working folder) -> its :class:`_Folder`
         self.folders: dict[tuple[str, ...], _Folder] = {}
-        fd = os.open(workdir, _DIR)
+        fd = os.open(workdir, FOLDER)
         try:
-            _walk(fd, self._take, self._took)
+            walk(fd, self._take, self._took)
         finally:
             os.close(fd)
         root = self.folders[()].meta
@@ -119,7 +142,11 @@ class CaseReset:
             if stat.S_ISDIR(st.st_mode):
                 folder.folders.append(name)
             elif stat.S_ISREG(st.st_mode):
-                f = os.open(name, _READ, dir_fd=fd)
+                self._room -= st.st_size
+                if self._room < 0:
+                    raise SnapshotTooLarge(f"the working folder holds more than {MAX_SNAPSHOT_BYTES >> 20} MiB of "
+                                           "files (sparse files count at their size); cases cannot start from it")
+                f = os.open(name, READ, dir_fd=fd)
                 try:
                     folder.files[name] = (_read(f, st.st_size), _Meta.of(f))
                 finally:
@@ -137,20 +164,22 @@ class CaseReset:
         """
         for folder in self.scratch:
             try:
-                fd = _open_folder(None, folder)
+                fd = open_folder(None, folder)
             except FileNotFoundError:
                 continue
             try:
                 for name in os.listdir(fd):
-                    _remove(fd, name)
+                    remove_entry(fd, name)
+                if folder in self.scratch_meta:
+                    self.scratch_meta[folder].apply(fd)
             finally:
                 os.close(fd)
-        fd = _open_folder(None, self.workdir)
+        fd = open_folder(None, self.workdir)
         try:
             # first free all the space a case took (a full disk must not stop a file's restore),
             # then write back what differs
-            _walk(fd, self._prune, lambda d, path: None)
-            _walk(fd, self._restore_entries, lambda d, path: self.folders[path].meta.apply(d))
+            walk(fd, self._prune, lambda d, path: None)
+            walk(fd, self._restore_entries, lambda d, path: self.folders[path].meta.apply(d))
         finally:
             os.close(fd)
 
@@ -159,7 +188,7 @@ class CaseReset:
         the snapshot, or not of its type, and every file whose size or link count says it differs;
         return the snapshot's subfolders that are there."""
         want = self.folders[path]
-        _writable(fd)
+        make_writable(fd)
         folders = []
         for name in os.listdir(fd):
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
@@ -167,7 +196,7 @@ class CaseReset:
                 folders.append(name)
             elif not (name in want.files and stat.S_ISREG(st.st_mode) and st.st_nlink == 1
                       and st.st_size == len(want.files[name][0])):
-                _remove(fd, name)
+                remove_entry(fd, name)
         return folders
 
     def _restore_entries(self, fd: int, path: tuple[str, ...]) -> list[str]:
@@ -189,7 +218,7 @@ def _restore_file(fd: int, name: str, data: bytes, meta: _Meta) -> None:
     """Make ``name`` in the open folder ``fd`` a regular file with ``data`` and ``meta``; a file that
     differs in content (or has another link) is replaced by a new one."""
     try:
-        f = os.open(name, _READ, dir_fd=fd)
+        f = os.open(name, READ, dir_fd=fd)
     except FileNotFoundError:
         f = None
     except PermissionError:  # the server runs as the run's own user, and the run took read away
@@ -212,90 +241,6 @@ def _restore_file(fd: int, name: str, data: bytes, meta: _Meta) -> None:
         meta.apply(f)
     finally:
         os.close(f)
-
-
-def _remove(fd: int, name: str) -> None:
-    """Remove ``name`` from the open folder ``fd``: a folder with all it holds, else the entry
-    itself (a link is removed, never followed)."""
-    if not stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
-        os.unlink(name, dir_fd=fd)
-        return
-
-    def unlink_files(d: int, _: tuple[str, ...]) -> list[str]:
-        folders = []
-        _writable(d)
-        for n in os.listdir(d):
-            if stat.S_ISDIR(os.stat(n, dir_fd=d, follow_symlinks=False).st_mode):
-                folders.append(n)
-            else:
-                os.unlink(n, dir_fd=d)
-        return folders
-
-    def remove_folders(d: int, _: tuple[str, ...]) -> None:
-        for n in os.listdir(d):  # emptied by now
-            os.rmdir(n, dir_fd=d)
-
-    sub = _open_folder(fd, name)
-    try:
-        _walk(sub, unlink_files, remove_folders)
-    finally:
-        os.close(sub)
-    os.rmdir(name, dir_fd=fd)
-
-
-def _walk(fd: int, enter: Callable[[int, tuple[str, ...]], list[str]],
-          leave: Callable[[int, tuple[str, ...]], None]) -> None:
-    """Depth-first over the open folder ``fd`` and the folders below it, one descriptor at a time.
-
-    ``enter(folder_fd, path)`` handles a folder's own entries and returns the names of the
-    subfolders to visit (each must be a folder, not a link); ``leave(folder_fd, path)`` is called
-    once they all were. ``path`` is the tuple of names from ``fd``. The walk moves down by name
-    (``O_NOFOLLOW``) and back up by ``..``; ``fd`` itself stays open and unchanged.
-    """
-    path: list[str] = []
-    todo = [list(reversed(enter(fd, ())))]
-    cur = os.dup(fd)
-    try:
-        while True:
-            if todo[-1]:
-                name = todo[-1].pop()
-                nxt = _open_folder(cur, name)
-                os.close(cur)
-                cur = nxt
-                path.append(name)
-                todo.append(list(reversed(enter(cur, tuple(path)))))
-                continue
-            leave(cur, tuple(path))
-            todo.pop()
-            if not path:
-                return
-            nxt = os.open("..", _DIR, dir_fd=cur)
-            os.close(cur)
-            cur = nxt
-            path.pop()
-    finally:
-        os.close(cur)
-
-
-def _open_folder(fd: Optional[int], name: str) -> int:
-    """Open folder ``name`` of the open folder ``fd`` (``None``: ``name`` is a path), never through a
-    link. A server that is not root runs as the run's own user: a folder whose rights the run took
-    away is given its owner's rights back (after ``lstat`` said it is a folder)."""
-    try:
-        return os.open(name, _DIR, dir_fd=fd)
-    except PermissionError:
-        if os.geteuid() == 0 or not stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
-            raise
-    os.chmod(name, 0o700, dir_fd=fd)
-    return os.open(name, _DIR, dir_fd=fd)
-
-
-def _writable(fd: int) -> None:
-    """Let a server that is not root change the entries of the open folder ``fd`` (root always can);
-    the folder's own mode is restored after."""
-    mode = stat.S_IMODE(os.fstat(fd).st_mode)
-    if os.geteuid() != 0 and mode & 0o700 != 0o700:
-        os.fchmod(fd, mode | 0o700)
 
 
 def _xattrs(fd: int) -> dict[str, bytes]:

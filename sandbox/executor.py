@@ -7,22 +7,18 @@ recipes in :mod:`judgebox.sandbox.languages`; notebook cells in :mod:`judgebox.s
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import errno
 import mmap
 import os
-import posixpath
 import shutil
 import signal
-import stat
 import tempfile
 import threading
 import time
 from typing import Callable, Iterator, Optional, Sequence
 
 from .cancel import Cancel, Cancelled
-from .case_reset import CaseReset
+from .case_reset import CaseReset, SnapshotTooLarge
 from .config import SandboxSettings
 from .isolation.unit import Isolation, RunIsolation
 from .languages import RECIPES, Recipe, installed_languages, toolchain_env, toolchain_version
@@ -40,6 +36,7 @@ from .models import (
     overall_status,
 )
 from .process import ProcessResult, run_process
+from .runfs import FetchBudget, fetch, remove_output, write_files
 from .speedups.compile_cache import CompileCache, compile_key, toolchain_id
 from .speedups.forkserver import ForkServer, ForkServerUnavailable, is_script_command
 from .speedups.jvm import javac_archives, javac_key
@@ -310,10 +307,15 @@ class Executor:
                 compile_result = self.compile(recipe, request.code, files, workdir, env, request.compile_timeout,
                                               iso, cancel, request.cpp_std)
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
+            budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
                                           and compile_result.return_code == 0):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
-                reset = CaseReset(workdir, iso.scratch, iso.user) if len(cases) > 1 else None
+                try:
+                    reset = CaseReset(workdir, iso.scratch, iso.user) if len(cases) > 1 else None
+                except SnapshotTooLarge as exc:  # the compile step's own doing (sparse outputs): its failure
+                    compile_result = _failed_compile(compile_result, str(exc))
+                    cases = []
                 for i, case in enumerate(cases):
                     if i and reset is not None:
                         reset.restore()  # every case starts from the same files (judgebox.sandbox.case_reset)
@@ -321,14 +323,14 @@ class Executor:
                                    or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
                                                    cancel))
                     if case.fetch_files:
-                        r.files = fetch(workdir, case.fetch_files, self.settings.fetch_limit_bytes)
+                        r.files = fetch(workdir, case.fetch_files, budget)
                     if stop_on_first_failure and overall_status(r) != RunStatus.Success:
                         break
             resp = RunTestsResponse(
                 status=overall_status(compile_result, *runs), message=_message(compile_result, runs),
                 compile_result=compile_result, run_results=runs, executor_pod_name=pod,
             )
-            return resp, fetch(workdir, request.fetch_files, self.settings.fetch_limit_bytes)
+            return resp, fetch(workdir, request.fetch_files, budget)
 
 
     @staticmethod
@@ -430,6 +432,14 @@ def shared_go_cache(root: str) -> str:
     return cache
 
 
+def _failed_compile(result: Optional[CommandRunResult], why: str) -> CommandRunResult:
+    """The compile step as failed (return code 1) because of what it left behind, ``why`` in its stderr."""
+    note = f"[judgebox] {why}\n"
+    if result is None:
+        return CommandRunResult(status=CommandRunStatus.Finished, return_code=1, stdout="", stderr=note)
+    return result.model_copy(update={"return_code": 1, "stderr": (result.stderr or "") + note})
+
+
 def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[CommandRunResult]]) -> str:
     for r in (compile_result, *runs):
         if r is not None and r.status == CommandRunStatus.Error:
@@ -458,139 +468,3 @@ def to_command_result(res: ProcessResult) -> CommandRunResult:
         memory_exceeded=res.memory_exceeded,
         disk_exceeded=res.disk_exceeded,
     )
-
-
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def _folder_of(root: int, rel: str, create: bool = False, uid: Optional[int] = None) -> tuple[int, str]:
-    """Open the folder holding ``rel`` below the open folder ``root``, one name at a time with
-    ``O_NOFOLLOW`` (so any path up to 4095 bytes, :data:`judgebox.sandbox.models.PATH_MAX`, is reached
-    whatever the length of the working folder's own path, and no link is ever followed).
-
-    Args:
-        root: an open descriptor of the working folder.
-        rel: a validated relative path (normalised here: ``a//b``, ``./a`` and ``a/../b`` are fine).
-        create: make missing folders (mode 0755, owned by ``uid`` when given).
-
-    Returns:
-        ``(descriptor of the folder, the file's own name)``; the caller closes the descriptor.
-
-    Raises:
-        ValueError: a folder of the path is a link or a file.
-        FileNotFoundError: a folder is missing and ``create`` is false.
-    """
-    *folders, name = posixpath.normpath(rel).split("/")
-    fd = os.dup(root)
-    try:
-        for part in folders:
-            made = False
-            if create:
-                try:
-                    os.mkdir(part, 0o755, dir_fd=fd)
-                    made = True
-                except FileExistsError:
-                    pass
-            try:
-                sub = os.open(part, _FOLDER, dir_fd=fd)
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise ValueError(f"{rel!r} goes through {part!r}, which is not a folder (a link there "
-                                     "could lead outside the working directory)") from None
-                raise
-            os.close(fd)
-            fd = sub
-            if made and uid is not None:
-                os.fchown(fd, uid, uid)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, name
-
-
-def write_files(workdir: str, files: dict[str, bytes], uid: Optional[int] = None) -> None:
-    """Write ``{relative path: bytes}`` under ``workdir``, creating folders; never follows a link
-    (see :func:`_folder_of`).
-
-    Args:
-        workdir: the run's working directory.
-        files: validated relative paths and their contents.
-        uid: owner to give the files and the folders made for them (``None``: leave as is).
-
-    Raises:
-        ValueError: a path goes through something that is not a folder (a link planted by the
-            program, or a file).
-        OSError: the file could not be written (e.g. its name is a link or a folder).
-    """
-    root = os.open(workdir, _FOLDER)
-    try:
-        for rel, data in files.items():
-            fd, name = _folder_of(root, rel, create=True, uid=uid)
-            try:
-                out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
-                              0o644, dir_fd=fd)
-            finally:
-                os.close(fd)
-            with os.fdopen(out, "wb") as f:
-                f.write(data)
-                if uid is not None:
-                    os.fchown(f.fileno(), uid, uid)
-    finally:
-        os.close(root)
-
-
-def remove_output(workdir: str, rel: str) -> None:
-    """Remove the file (or link) ``rel`` under ``workdir`` if present; a folder is left alone, and
-    nothing is looked for through a link (such an output could not be fetched either)."""
-    root = os.open(workdir, _FOLDER)
-    try:
-        fd, name = _folder_of(root, rel)
-    except (FileNotFoundError, ValueError):
-        return
-    finally:
-        os.close(root)
-    try:
-        if not stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
-            os.unlink(name, dir_fd=fd)
-    except FileNotFoundError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def fetch(workdir: str, paths: list[str], limit: int) -> dict[str, str]:
-    """Read regular files under ``workdir`` as base64; missing files, links (a link is never
-    followed, at any level of the path) and anything else that is not a regular file are skipped.
-
-    Args:
-        workdir: the run's working directory.
-        paths: validated relative paths (``fetch_files``).
-        limit: bytes returned in all (``fetch_limit_bytes``): a file that would pass it is left out,
-            so a program cannot make the server (or a reward worker) hold gigabytes.
-
-    Returns:
-        ``{path: base64 content}`` for each path that is a regular file inside ``workdir``.
-    """
-    out: dict[str, str] = {}
-    root = os.open(workdir, _FOLDER)
-    try:
-        for rel in paths:
-            try:
-                fd, name = _folder_of(root, rel)
-                try:
-                    f = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
-                finally:
-                    os.close(fd)
-            except (OSError, ValueError):
-                continue
-            with os.fdopen(f, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(f).st_mode):
-                    continue
-                data = fh.read(limit + 1)
-            if len(data) > limit:
-                continue
-            limit -= len(data)
-            out[rel] = base64.b64encode(data).decode()
-    finally:
-        os.close(root)
-    return out

@@ -134,6 +134,29 @@ def _parents(paths) -> set[str]:
     return out
 
 
+def _unicode_text(value: str) -> str:
+    """``value`` if it has a UTF-8 encoding (no lone surrogate such as ``\\ud800``), else ValueError."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"holds {value[exc.start:exc.end]!r}, a lone surrogate with no UTF-8 encoding; "
+                         "send valid Unicode text") from None
+    return value
+
+
+def _argument(value: str) -> str:
+    """A command-line argument: UTF-8 text without a NUL character (an argument cannot hold one)."""
+    if "\0" in value:
+        raise ValueError("holds a NUL character, which no command-line argument can carry; remove it")
+    return _unicode_text(value)
+
+
+#: Text a program receives (source, stdin, cells): valid Unicode (HTTP 422 otherwise, naming the field).
+Text = Annotated[str, AfterValidator(_unicode_text)]
+#: One command-line argument.
+Argument = Annotated[str, AfterValidator(_argument)]
+
+
 class _Request(BaseModel):
     # NaN/Infinity are not numbers a limit can hold: reject them as 422 naming the field
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
@@ -165,7 +188,7 @@ class RunCodeRequest(_Request):
     ``["-x"]`` for pytest; SandboxFusion's server field, which its client does not send).
     """
 
-    code: str
+    code: Text
     language: Language  # type: ignore[valid-type]
     compile_timeout: float = Field(10, gt=0, description="seconds")
     run_timeout: float = Field(10, gt=0, description="seconds")
@@ -173,8 +196,8 @@ class RunCodeRequest(_Request):
     disk_limit_MB: Optional[int] = Field(
         None, ge=1, description="judgebox extension: MiB the run may write (working folder, /tmp, /var/tmp, "
         "/dev/shm together); None = server default (JUDGEBOX_DISK_LIMIT_MB); clamped to the server's maximum")
-    stdin: Optional[str] = None
-    args: list[str] = Field(
+    stdin: Optional[Text] = None
+    args: list[Argument] = Field(
         default_factory=list, description="extra command-line arguments of the run step (SandboxFusion: pytest's)"
     )
     cpp_std: CppStd = Field(
@@ -233,7 +256,7 @@ class TestCaseInput(BaseModel):
     """One case of a ``/run_tests`` batch: its stdin, and optional extra files for that case."""
 
     model_config = ConfigDict(extra="ignore")
-    stdin: Optional[str] = None
+    stdin: Optional[Text] = None
     files: dict[str, Optional[str]] = Field(default_factory=dict)
     fetch_files: list[str] = Field(
         default_factory=list, description="judgebox extension: relative paths removed before this case "
@@ -315,7 +338,7 @@ class RunTestsResponse(BaseModel):
 class RunJupyterRequest(_Request):
     """``POST /run_jupyter`` body. ``cell_timeout`` 0 means no per-cell limit; seconds otherwise."""
 
-    cells: list[str]
+    cells: list[Text]
     cell_timeout: float = Field(0, ge=0, description="seconds per cell; 0 = only total_timeout")
     total_timeout: float = Field(45, gt=0, description="seconds for all cells")
     kernel: Literal["python3"] = "python3"
@@ -413,7 +436,7 @@ class SessionRunRequest(BaseModel):
     server's ``default_session_timeout``, clamped to ``max_run_timeout``)."""
 
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
-    code: str
+    code: Text
     timeout: Optional[float] = Field(None, gt=0, description="seconds")
 
 

@@ -41,7 +41,7 @@ filesystem: the hostname is :data:`HOSTNAME` (the run's own UTS namespace, NIS d
 the child joined it).
 
 Left as they are: ``/proc/stat``, ``meminfo``, ``cpuinfo`` and ``uptime`` (the JVM, libuv under
-Node and psutil read them), ``sysinfo(2)`` (a system call: host load, uptime, memory and process count;
+Node and psutil read them), ``/proc/<pid>/autogroup`` (per process: one bind cannot cover it), ``sysinfo(2)`` (a system call: host load, uptime, memory and process count;
 glibc's ``getloadavg`` uses it, so ``os.getloadavg`` shows the host's load), and the skeleton's host
 path (``<workdir root>/.view-<hash>``) as the source of ``/`` and of the masks in
 ``/proc/self/mountinfo``: the root field of a bind mount is the path inside its file system, and only
@@ -90,12 +90,17 @@ PROC_MASKS: dict[str, Optional[str]] = {
     "swaps": "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n",
     "vmstat": "pswpin 0\npswpout 0\n",
     "partitions": "major minor  #blocks  name\n\n",
+    "cgroups": "#subsys_name\thierarchy\tnum_cgroups\tenabled\n",
+    "cmdline": "sandbox\n",
+    "sys/fs/file-nr": "0\t0\t0\n",
+    "sys/fs/inode-nr": "0\t0\n",
     **dict.fromkeys(("diskstats", "interrupts", "softirqs", "zoneinfo", "buddyinfo", "kcore", "keys", "key-users",
-                     "timer_list", "sched_debug", "latency_stats"), ""),
+                     "timer_list", "sched_debug", "latency_stats", "consoles", "devices", "misc", "iomem",
+                     "ioports"), ""),
     **dict.fromkeys(("acpi", "scsi", "pressure"), None),
 }
 #: Bumped when the skeleton's layout changes (a new skeleton is built next to the old one).
-_LAYOUT = 2
+_LAYOUT = 3
 _COMPLETE = ".complete"
 
 

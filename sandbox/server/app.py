@@ -134,7 +134,7 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     async def run_jupyter(request: RunJupyterRequest, http: Request):
         from judgebox.sandbox.sessions.jupyter import run_jupyter as run
 
-        return await execute(lambda r, _cancel: run(r, executor), request, "jupyter", http)
+        return await execute(lambda r, cancel: run(r, executor, cancel), request, "jupyter", http)
 
     @app.post("/sessions", response_model=SessionInfo)
     async def create_session(request: CreateSessionRequest, http: Request):
@@ -198,9 +198,16 @@ async def disconnected(http: Request) -> None:
 
 
 def _json_safe(value: Any) -> Any:
-    """``value`` with every non-finite float replaced by its text (``"nan"``, ``"inf"``)."""
+    """``value`` with every non-finite float replaced by its text (``"nan"``, ``"inf"``) and every
+    string without a UTF-8 encoding (a lone surrogate) by its escaped form (``"\\ud800"``)."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
     if isinstance(value, dict):
         return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -23,9 +23,12 @@ Semantics (SandboxFusion's wire format; ``cell_timeout`` honoured, unlike Sandbo
 
 from __future__ import annotations
 
+import contextlib
 import time
+from typing import Optional
 
-from judgebox.sandbox.executor import Executor, fetch
+from judgebox.sandbox.cancel import Cancel, Cancelled
+from judgebox.sandbox.executor import Executor
 from judgebox.sandbox.models import (
     CellRunResult,
     CommandRunResult,
@@ -35,16 +38,20 @@ from judgebox.sandbox.models import (
     RunStatus,
     decode_files,
 )
+from judgebox.sandbox.runfs import fetch
 
 from .kernel import KERNEL_STARTUP_TIMEOUT, Kernel
 
 
-def run_jupyter(request: RunJupyterRequest, executor: Executor) -> RunJupyterResponse:
+def run_jupyter(request: RunJupyterRequest, executor: Executor, cancel: Optional[Cancel] = None) -> RunJupyterResponse:
     """Run ``request.cells`` in order in a fresh kernel and return every cell that ran.
 
     Args:
-        request: cells, ``cell_timeout``/``total_timeout`` (seconds), ``files``, ``fetch_files``.
+        request: cells, ``cell_timeout``/``total_timeout`` (seconds, both clamped to the server's
+            ``max_run_timeout``), ``files``, ``fetch_files``.
         executor: supplies isolation, environment, limits and working directories.
+        cancel: when cancelled (the client went away), the kernel and every process of the run are
+            killed and the request ends as ``SandboxError``.
 
     Returns:
         a :class:`~judgebox.sandbox.models.RunJupyterResponse` (see the module docstring for statuses).
@@ -54,10 +61,15 @@ def run_jupyter(request: RunJupyterRequest, executor: Executor) -> RunJupyterRes
     missing = executor.unsupported("python")
     if missing:
         return RunJupyterResponse(status=RunStatus.SandboxError, message=missing, executor_pod_name=pod)
+    limit = executor.settings.max_run_timeout
+    request = request.model_copy(update={"total_timeout": min(request.total_timeout, limit),
+                                         "cell_timeout": min(request.cell_timeout, limit)})
     with executor.isolation.for_run(executor.root, executor.memory_MB(-1)) as iso, \
             executor.workdir(decode_files(request.files), iso) as workdir:
         kernel = Kernel(executor, iso, workdir, executor.limits(request.total_timeout + KERNEL_STARTUP_TIMEOUT))
         try:
+            if cancel is not None:
+                cancel.check()
             try:
                 kernel.start()
             except Exception as exc:  # the kernel could not start: infrastructure, not a verdict
@@ -67,11 +79,17 @@ def run_jupyter(request: RunJupyterRequest, executor: Executor) -> RunJupyterRes
                                                   f"{kernel.log_tail()}")
             cells: list[CellRunResult] = []
             try:
-                driver = _run_cells(kernel, request, cells)
+                with cancel.watching(kernel.kill) if cancel is not None else contextlib.nullcontext():
+                    driver = _run_cells(kernel, request, cells)
             finally:
                 kernel.stop()
+        except Cancelled as exc:
+            return RunJupyterResponse(status=RunStatus.SandboxError, message=str(exc), executor_pod_name=pod)
         finally:
             kernel.close_log()
+        if cancel is not None and cancel.cancelled:
+            return RunJupyterResponse(status=RunStatus.SandboxError, executor_pod_name=pod,
+                                      message="the request was cancelled (the client disconnected)")
         status = RunStatus.Success if driver.status == CommandRunStatus.Finished and driver.return_code == 0 \
             else RunStatus.Failed
         return RunJupyterResponse(status=status, driver=driver, cells=cells, executor_pod_name=pod,

@@ -81,7 +81,16 @@ _CHANNELS = ("shell", "iopub", "stdin", "control", "hb")
 #: the working folder) with nothing of it on ``sys.path``, then ipykernel's own launcher.
 _BOOT = ("import os, sys; os.chdir(sys.argv.pop(1)); del sys.path[0]\n"
          "from ipykernel import kernelapp; kernelapp.launch_new_instance()")
-_ERROR_NAME_BYTES = 1024
+#: An exception name is cut to this many characters.
+_ERROR_NAME_CHARS = 256
+#: Bytes a display entry or an error record costs against its budget besides its text.
+_ENTRY_BYTES = 64
+
+
+def _parent_id(msg: Any) -> Optional[str]:
+    """The ``msg_id`` a kernel message answers, or ``None`` when the message has no such shape."""
+    parent = msg.get("parent_header") if isinstance(msg, dict) else None
+    return parent.get("msg_id") if isinstance(parent, dict) else None
 
 
 class KernelFiles:
@@ -99,8 +108,12 @@ class KernelFiles:
         self.uid = uid
         self.name = f".judgebox-kernel-{secrets.token_hex(6)}"
         self.path = os.path.join(workdir, self.name)
-        top = os.open(workdir, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        top = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
+            # the working folder as the isolation made it (a cell may have run chmod(".", 0))
+            os.fchmod(top, 0o700)
+            if uid is not None:
+                os.fchown(top, uid, uid)
             os.mkdir(self.name, 0o700, dir_fd=top)
             self.fd = os.open(self.name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
             if uid is not None:
@@ -243,7 +256,9 @@ class Kernel:
         self.proc: Optional[subprocess.Popen] = None
         self.kc: Optional[_Client] = None
         self.files: Optional[KernelFiles] = None
-        self._log = tempfile.TemporaryFile(dir=executor.root)  # unnamed: nothing of the run can reach it
+        # unnamed (nothing of the run can reach it), on the run's own disk where it has one, so what
+        # the kernel prints to its descriptors 1 and 2 counts against the run's disk quota
+        self._log = tempfile.TemporaryFile(dir=iso.scratch[0] if iso.scratch else executor.root)
         self._iopub_broken = False
 
     # ---------------------------------------------------------------- lifecycle
@@ -299,7 +314,7 @@ class Kernel:
                 reply = kc.get_shell_msg(timeout=1)
             except queue.Empty:
                 continue
-            if reply.get("parent_header", {}).get("msg_id") != msg_id:
+            if _parent_id(reply) != msg_id:
                 continue
             try:
                 kc.get_iopub_msg(timeout=0.2)
@@ -472,20 +487,28 @@ class Kernel:
                 if not self.alive():
                     return "died"
                 continue
-            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+            except Exception:  # noqa: BLE001 - a message the kernel forged (unsigned, malformed): dropped
                 continue
-            if self._record(msg, cell, budgets):
+            if _parent_id(msg) == msg_id and self._record(msg, cell, budgets):
                 return "ok"
 
-    def _drain_shell(self, msg_id: Optional[str]) -> bool:
-        """Read the shell replies waiting; ``True`` if one answers ``msg_id`` (earlier cells' replies
-        are discarded, so a long session does not pile them up)."""
+    def _drain_shell(self, msg_id: Optional[str], most: int = 64) -> bool:
+        """Read at most ``most`` shell replies waiting (a kernel flooding its shell socket cannot hold
+        the caller past its deadline); ``True`` if one answers ``msg_id`` (earlier cells' replies are
+        discarded, so a long session does not pile them up)."""
         kc = self.kc
         assert kc is not None
         found = False
-        while kc.shell_channel.msg_ready():
-            reply = kc.get_shell_msg(timeout=0)
-            found |= msg_id is not None and reply.get("parent_header", {}).get("msg_id") == msg_id
+        for _ in range(most):
+            if not kc.shell_channel.msg_ready():
+                break
+            try:
+                reply = kc.get_shell_msg(timeout=0)
+            except queue.Empty:
+                break
+            except Exception:  # noqa: BLE001 - a message the kernel forged: not an answer
+                continue
+            found |= msg_id is not None and _parent_id(reply) == msg_id
         return found
 
     def _drain(self, msg_id: str, cell: CellRunResult, budgets: "_CellBudgets", until: float) -> None:
@@ -497,38 +520,53 @@ class Kernel:
                 msg = kc.get_iopub_msg(timeout=max(0.0, until - time.monotonic()))
             except queue.Empty:
                 return
-            if msg.get("parent_header", {}).get("msg_id") == msg_id and self._record(msg, cell, budgets):
+            except Exception:  # noqa: BLE001 - a forged message: dropped
+                continue
+            if _parent_id(msg) == msg_id and self._record(msg, cell, budgets):
                 return
 
     @staticmethod
     def _record(msg: dict[str, Any], cell: CellRunResult, budgets: "_CellBudgets") -> bool:
-        """Add one IOPub message to ``cell`` under the caps; ``True`` when the kernel went idle."""
-        kind, content = msg["header"]["msg_type"], msg["content"]
+        """Add one IOPub message to ``cell`` under the caps; ``True`` when the kernel went idle.
+
+        Every byte kept counts against its kind's budget, names included (a MIME type, an
+        ``ename``), plus :data:`_ENTRY_BYTES` per display entry and per error record, so neither
+        many small entries nor long names pass a cap. A message of the wrong shape is dropped."""
+        header, content = msg.get("header"), msg.get("content")
+        if not isinstance(header, dict) or not isinstance(content, dict):
+            return False
+        kind = header.get("msg_type")
         if kind == "stream":
             name = "stdout" if content.get("name") == "stdout" else "stderr"
             text = getattr(budgets, name).take(str(content.get("text", "")))
             if text:
                 setattr(cell, name, getattr(cell, name) + text)
         elif kind in ("execute_result", "display_data"):
+            data = content.get("data")
             bundle = {}
-            for mime, value in dict(content.get("data") or {}).items():
+            for mime, value in (data.items() if isinstance(data, dict) else ()):
+                display = budgets.display
+                if not display.fits(_ENTRY_BYTES + text_bytes(str(mime))):
+                    break
                 size = 0 if isinstance(value, str) else text_bytes(json.dumps(value))
-                kept = budgets.display.take_json(value, size)
+                kept = display.take_json(value, size)
                 if kept is not None and (kept or not isinstance(value, str) or not value):
                     bundle[str(mime)] = kept
             if bundle:
                 cell.display.append(bundle)
         elif kind == "error":
             err = budgets.error
-            ename = Budget(_ERROR_NAME_BYTES).take(str(content.get("ename", "")))
-            evalue = err.take(str(content.get("evalue", "")))
-            traceback = []
-            for line in content.get("traceback") or []:
-                line = err.take(str(line))
-                if not line:
-                    break
-                traceback.append(line)
-            cell.error.append({"ename": ename, "evalue": evalue, "traceback": traceback})
+            if err.fits(_ENTRY_BYTES):
+                ename = err.take(str(content.get("ename", ""))[:_ERROR_NAME_CHARS])
+                evalue = err.take(str(content.get("evalue", "")))
+                traceback = []
+                lines = content.get("traceback")
+                for line in lines if isinstance(lines, list) else ():
+                    line = err.take(str(line))
+                    if not line:
+                        break
+                    traceback.append(line)
+                cell.error.append({"ename": ename, "evalue": evalue, "traceback": traceback})
         elif kind == "status" and content.get("execution_state") == "idle":
             budgets.flag(cell)
             return True

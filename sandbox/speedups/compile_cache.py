@@ -267,6 +267,7 @@ def collect_outputs(workdir: str, patterns: Sequence[str]) -> dict[str, tuple[by
     Returns ``{}`` when a fixed name is missing or not a regular file.
     """
     out: dict[str, tuple[bytes, int]] = {}
+    total = 0
     for pattern in patterns:
         if pattern.startswith("**/*"):
             suffix = pattern[4:]
@@ -285,7 +286,8 @@ def collect_outputs(workdir: str, patterns: Sequence[str]) -> dict[str, tuple[by
                 return {}
             with os.fdopen(fd, "rb") as f:
                 st = os.fstat(f.fileno())
-                if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
+                total += st.st_size  # before reading: a sparse file costs no disk, but its read would
+                if not stat.S_ISREG(st.st_mode) or total > MAX_ENTRY_BYTES:
                     return {}
                 out[rel] = (f.read(MAX_ENTRY_BYTES + 1), stat.S_IMODE(st.st_mode))
     return out

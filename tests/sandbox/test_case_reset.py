@@ -164,3 +164,15 @@ def test_a_program_file_that_cannot_be_executed_is_the_runs_failure(local_sandbo
     assert (bad.status, bad.return_code, bad.stdout) == ("Finished", 126, "")
     assert bad.stderr.startswith("./main: Exec format error (the program file in the working folder could not be executed")
     assert [(x.status, x.return_code, x.stdout) for x in r.run_results[::2]] == [("Finished", 0, "2\n")] * 2
+
+
+def test_the_scratch_folders_own_times_do_not_carry_a_message_between_cases(local_sandbox):
+    """Case 0 touched /var/tmp and /dev/shm at a moment it chose; later cases read the exact mtime (a
+    covert channel). The scratch folders get back their own metadata with their emptying."""
+    # (/tmp itself is left out: each run's view makes the workdir root's mount point in it at start)
+    code = ("import os, sys\nstamps = [os.stat(p).st_mtime_ns for p in ('/var/tmp', '/dev/shm')]\n"
+            "print(stamps)\nif input() == 'send':\n    for p in ('/var/tmp', '/dev/shm'): os.utime(p)\n")
+    r = local_sandbox.run_tests({"code": code, "language": "python",
+                                 "cases": [{"stdin": "send"}, {"stdin": "read"}, {"stdin": "read"}]})
+    seen = [x.stdout for x in r.run_results]
+    assert seen[0] == seen[1] == seen[2], seen

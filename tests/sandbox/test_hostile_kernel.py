@@ -11,6 +11,7 @@ Pinned on the embedded sandbox and over HTTP (``/run_jupyter`` and sessions) and
 from __future__ import annotations
 
 import base64
+import json
 import os
 import socket
 import sys
@@ -250,3 +251,97 @@ def test_a_message_over_the_size_cap_is_refused_and_flagged(local_sandbox):
     big, nxt = r.cells
     assert big.display == [] and big.display_truncated and big.stdout_truncated
     assert nxt.stdout == "next\n"
+
+
+FORGE = """
+k = get_ipython().kernel
+S = k.session
+parent = k.get_parent()["header"]
+for parts in ([S.pack({"msg_type": "stream"}), S.pack(parent), S.pack({}), S.pack({})],
+              [S.pack({"msg_type": "stream", "msg_id": "x"}), S.pack(parent), S.pack({}), S.pack([1, 2])],
+              [S.pack({"msg_type": "stream", "msg_id": "y"}), S.pack("not a header"), S.pack({}), S.pack({})]):
+    S.send_raw(k.iopub_socket, parts, ident=b"stream")
+import time; time.sleep(0.5)
+print("after")
+"""
+
+
+def test_messages_the_kernel_forges_are_dropped(run_jupyter):
+    """A cell sent hand-made IOPub messages (no msg_id in the header, a list as content, a string as
+    parent header): HTTP 500 (KeyError, AttributeError). They are dropped; the cell's own output stays."""
+    r = run_jupyter({"cells": [FORGE, "print('next')"]})
+    assert (r.status, r.cells[0].stdout, r.cells[1].stdout) == ("Success", "after\n", "next\n")
+
+
+def test_many_display_entries_and_error_records_stay_under_the_caps(local_sandbox):
+    """Display bundles with 8 MiB MIME names and empty values (335 MB, no flag), and 20,000 error
+    records of a 1 KiB name (13 MB, no flag), passed the per-cell caps: names and entries count too."""
+    keys = "from IPython.display import display\nfor i in range(40): display({('%d' % i) + 'K' * (8 << 20): ''}, raw=True)"
+    errors = ("k = get_ipython().kernel\nfor _ in range(20000):\n    k.session.send(k.iopub_socket, 'error', "
+              "content={'ename': 'E' * 1024, 'evalue': '', 'traceback': []}, parent=k.get_parent())\n"
+              "import time; time.sleep(1)")
+    big_keys, big_errors = local_sandbox.run_jupyter({"cells": [keys, errors], "total_timeout": 120}).cells
+    size = lambda x: len(json.dumps(x).encode())  # noqa: E731
+    assert big_keys.display_truncated and size(big_keys.display) <= (1 << 20) + 4096
+    assert big_errors.error_truncated and size(big_errors.error) <= 2 << 20
+
+
+def test_a_flooded_shell_socket_does_not_hold_a_cell_past_its_timeout(open_session):
+    """A cell flooding the shell socket with signed execute_reply frames kept a timeout=5 cell for 40 s
+    (the drain never returned to the deadline). The cell ends within its timeout and grace."""
+    flood = """
+import time
+k = get_ipython().kernel
+S, sock = k.session, k.shell_stream.socket
+ident = k._parent_ident["shell"]
+ident = list(ident) if isinstance(ident, (list, tuple)) else [ident]
+def flood(stop=time.monotonic() + 30):
+    i = 0
+    while time.monotonic() < stop:
+        i += 1
+        header = ('{"msg_id":"f%d","msg_type":"execute_reply","username":"u","session":"%s","date":'
+                  '"2020-01-01T00:00:00.000000Z","version":"5.3"}' % (i, S.session)).encode()
+        body = [header, b"{}", b"{}", b'{"status":"ok"}']
+        h = S.auth.copy()
+        for f in body:
+            h.update(f)
+        sock.send_multipart(ident + [b"<IDS|MSG>", h.hexdigest().encode(), *body])
+k.shell_stream.io_loop.add_callback(flood)
+while True:
+    time.sleep(1)
+"""
+    s = open_session()
+    start = time.monotonic()
+    r = s.run(flood, timeout=5)
+    assert r.timed_out and time.monotonic() - start < 20
+
+
+def test_a_cell_that_takes_the_folder_away_does_not_break_the_session(open_session):
+    """``chmod(".", 0)`` then ``os._exit``: every later cell was SandboxError (the new kernel could not
+    start). The working folder gets back its mode at every kernel start."""
+    s = open_session()
+    assert s.run("import os\nos.chmod('.', 0)\nos._exit(1)").state == "lost"
+    r = s.run("import os; print(oct(os.stat('.').st_mode & 0o777))")
+    assert (r.status, r.stdout) == ("Success", "0o700\n"), r.message
+
+
+def test_what_a_kernel_prints_to_its_descriptors_counts_against_the_disk_quota():
+    """A cell writing to descriptor 1 filled the server's log file on the host disk (256 MiB per
+    kernel, outside the run's disk quota). The log lives on the run's own disk now."""
+    sandbox = LocalSandbox(disk_limit_MB=16)
+    try:
+        s = sandbox.create_session()
+        s.run("import os\nfor _ in range(64): os.write(1, b'x' * (1 << 20))")  # ipykernel echoes it to the log
+        r = s.run("import shutil; print(shutil.disk_usage('/tmp').used >> 20)")
+        assert int(r.stdout) >= 15, r.stdout  # the run's 16 MiB disk holds it, not the host's
+    finally:
+        sandbox.sessions.close_all()
+
+
+def test_run_jupyter_is_clamped_to_max_run_timeout():
+    """``total_timeout: 1e9`` ran a kernel past the server's 300 s ``max_run_timeout`` (the deadline
+    used the unclamped value)."""
+    sandbox = LocalSandbox(max_run_timeout=2)
+    start = time.monotonic()
+    r = sandbox.run_jupyter({"cells": ["import time\nwhile True: time.sleep(1)"], "total_timeout": 1e9})
+    assert r.driver.status == "TimeLimitExceeded" and time.monotonic() - start < 15

@@ -181,3 +181,19 @@ def test_runtimes_count_the_hosts_cpus(local_sandbox, language):
     r = local_sandbox.run_code({"code": code, "language": language, "compile_timeout": 60})
     assert r.status == "Success", r
     assert r.run_result.stdout == f"{host}\n"
+
+
+def test_more_host_wide_proc_files_are_neutral(local_sandbox):
+    """The host's boot command line, cgroup hierarchy counts, open-file and inode counters, consoles,
+    devices, misc, iomem and ioports were readable in a run; each is now a neutral or empty file."""
+    names = ("cmdline", "cgroups", "sys/fs/file-nr", "sys/fs/inode-nr", "consoles", "devices", "misc", "iomem",
+             "ioports")
+    code = ("import json\nout = {}\nfor n in %r:\n    try:\n        out[n] = open('/proc/' + n).read()\n"
+            "    except OSError as e:\n        out[n] = e.strerror\nprint(json.dumps(out))" % (names,))
+    seen = json.loads(local_sandbox.run_code({"code": code, "language": "python"}).run_result.stdout)
+    with open("/proc/cmdline") as f:
+        host_cmdline = f.read()
+    assert seen["cmdline"] == "sandbox\n" != host_cmdline
+    assert seen["cgroups"] == "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+    assert (seen["sys/fs/file-nr"], seen["sys/fs/inode-nr"]) == ("0\t0\t0\n", "0\t0\n")
+    assert all(seen[n] in ("", "No such file or directory") for n in ("consoles", "devices", "misc", "iomem", "ioports"))

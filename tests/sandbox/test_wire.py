@@ -17,8 +17,7 @@ import requests
 import sandbox_fusion
 from pydantic import ValidationError
 
-from judgebox.sandbox import LocalSandbox
-from judgebox.sandbox import executor as sandbox_executor
+from judgebox.sandbox import LocalSandbox, runfs
 from judgebox.sandbox.languages import RECIPES
 
 #: One program per language: reads an integer from stdin and prints its double (test runners print
@@ -292,14 +291,36 @@ def test_case_files_never_follow_a_link_planted_by_an_earlier_run(local_sandbox,
 
 
 def test_a_link_planted_in_the_working_folder_is_never_followed_by_the_writer(tmp_path):
-    """write_files itself refuses a folder that resolves outside the working directory."""
+    """write_files never follows what the run left: a link on the way becomes a real folder, a link,
+    FIFO or folder at a file's name is replaced by the file; nothing outside is touched and nothing
+    blocks (an open of a FIFO without a reader would wait forever)."""
     work, outside = tmp_path / "work", tmp_path / "outside"
     work.mkdir()
     outside.mkdir()
     (work / "d").symlink_to(outside)
-    with pytest.raises(ValueError, match="outside the working directory"):
-        sandbox_executor.write_files(str(work), {"d/sub/evil.txt": b"x"})
+    (work / "in.txt").symlink_to(outside / "target.txt")
+    os.mkfifo(work / "fifo.txt")
+    (work / "dir.txt").mkdir()
+    runfs.write_files(str(work), {"d/sub/evil.txt": b"x", "in.txt": b"a", "fifo.txt": b"b", "dir.txt": b"c"})
     assert list(outside.iterdir()) == []
+    assert (work / "d").is_dir() and not (work / "d").is_symlink() and (work / "d/sub/evil.txt").read_bytes() == b"x"
+    assert [(work / n).read_bytes() for n in ("in.txt", "fifo.txt", "dir.txt")] == [b"a", b"b", b"c"]
+    assert all((work / n).is_file() and not (work / n).is_symlink() for n in ("in.txt", "fifo.txt", "dir.txt"))
+
+
+def test_fetch_skips_what_is_not_a_regular_file_and_keeps_one_budget(tmp_path):
+    """fetch_files naming a folder gave HTTP 500 and leaked the descriptor (pinning the run's tmpfs);
+    a FIFO, a socket or a link is skipped too. One budget covers every call it is passed to."""
+    (tmp_path / "out.txt").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "link").symlink_to(tmp_path / "a.bin")
+    (tmp_path / "a.bin").write_bytes(b"x" * 60)
+    before = len(os.listdir("/proc/self/fd"))
+    assert runfs.fetch(str(tmp_path), ["out.txt", "fifo", "link"], 1 << 20) == {}
+    assert len(os.listdir("/proc/self/fd")) == before
+    budget = runfs.FetchBudget(100)
+    assert list(runfs.fetch(str(tmp_path), ["a.bin"], budget)) == ["a.bin"]
+    assert runfs.fetch(str(tmp_path), ["a.bin"], budget) == {} and budget.left == 40
 
 
 def test_args_are_appended_to_the_run_command(live_server):
