@@ -1,6 +1,6 @@
 """judgebox agent: the vLLM-driven tool agent loop. Depends on ``reward`` and ``sandbox``.
 
-Public names are imported on first use (PEP 562), so ``import agent`` pulls in neither torch nor
+Public names are imported on first use (PEP 562), so ``import judgebox.agent`` pulls in neither torch nor
 vllm: :class:`ToolAgentLoop` and :class:`AgentState` (:mod:`judgebox.agent.loop`), :class:`AgentLoopConfig`
 (:mod:`judgebox.agent.config`), :class:`AgentLoopOutput` and :func:`collate` (:mod:`judgebox.agent.output`), and the
 modules ``judgebox.agent.parsers`` (tool-call parsers), ``judgebox.agent.tools``, ``judgebox.agent.backends`` (vLLM, OpenAI

@@ -9,7 +9,7 @@ Two deliberate differences: a record longer than the requested width is an error
 ``tokenizer.pad`` never truncates either and fails later in ``torch.cat``), and a batch in which
 only some records have a reward or logprobs is an error (verl silently drops ``rm_scores``).
 
-torch is imported only inside :func:`collate`, so ``import agent`` stays light.
+torch is imported only inside :func:`collate`, so ``import judgebox.agent`` stays light.
 """
 
 from __future__ import annotations

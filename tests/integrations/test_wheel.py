@@ -36,12 +36,15 @@ def test_wheel_installs_in_a_fresh_venv_and_evaluates_humaneval_gold(tmp_path: P
 
     work = tmp_path / "work"  # outside the checkout: nothing can come from the source tree
     work.mkdir()
-    where = run(venv / "bin" / "python", "-c", "import judgebox, reward, pathlib; "
+    where = run(venv / "bin" / "python", "-c", "import judgebox, judgebox.reward as reward, pathlib; "
                 "print(pathlib.Path(reward.__file__).parent); print(pathlib.Path(judgebox.__file__).parent)", cwd=work)
     reward_dir, judgebox_dir = map(Path, where.stdout.split())
     assert reward_dir.is_relative_to(venv) and (reward_dir / "harness" / "runner.py").is_file()
     assert (judgebox_dir / "datasets" / "humaneval.yaml").is_file()
     assert (judgebox_dir / "configs" / "verl" / "grpo_code_interpreter.yaml").is_file()
+    top = run(venv / "bin" / "python", "-c", "import importlib.util as u; "
+              "print([n for n in ('sandbox', 'reward', 'agent', 'integrations') if u.find_spec(n)])", cwd=work)
+    assert top.stdout.strip() == "[]"  # one top-level name: judgebox
 
     run(venv / "bin" / "judgebox", "eval", "humaneval", "--samples", "gold", "--k", "1", "--no-progress",
         "--summary", work / "summary.json", cwd=work)

@@ -232,7 +232,7 @@ def test_without_capabilities_minimal_isolation_degrades_visibly():
     programs still run correctly (full isolation refuses: tests/sandbox/test_isolation_view.py)."""
     import subprocess
 
-    script = ("from sandbox import LocalSandbox\n"
+    script = ("from judgebox.sandbox import LocalSandbox\n"
               f"sb = LocalSandbox(python={reachable_python()!r}, isolation='minimal')\n"
               "d = sb.executor.isolation.describe()\n"
               "print(d['unprivileged_user'], d['network_namespace'], 'CAP_SETUID' in d['unprivileged_user_note'])\n"

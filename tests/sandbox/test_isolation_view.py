@@ -49,7 +49,9 @@ def venv_python():
         # the base interpreter's site-packages first: the view binds the interpreter's own install
         # folders, so the kernel finds ipykernel there even when the tests run in another venv
         base = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})["purelib"]
-        f.write("\n".join([CHECKOUT, base, *site.getsitepackages()]) + "\n")
+        # the test's own site-packages through addsitedir: its .pth files (judgebox's editable
+        # install maps judgebox.sandbox, .reward, ... to the checkout's folders) must run too
+        f.write("\n".join([base, *(f"import site; site.addsitedir({p!r})" for p in site.getsitepackages())]) + "\n")
     try:
         yield python
     finally:
@@ -300,7 +302,7 @@ def test_serve_without_cap_sys_admin_refuses_to_start_naming_the_fix(tmp_path):
 
 @needs_setpriv
 def test_local_sandbox_without_cap_sys_admin_raises_at_construction(tmp_path):
-    code = ("from sandbox import LocalSandbox\nfrom judgebox.sandbox.isolation.unit import IsolationUnavailable\n"
+    code = ("from judgebox.sandbox import IsolationUnavailable, LocalSandbox\n"
             f"try:\n    LocalSandbox(workdir_root={str(tmp_path)!r})\nexcept IsolationUnavailable as e:\n"
             "    print(e.protection)\n")
     out = subprocess.run(without_sys_admin(sys.executable, "-c", code), capture_output=True, text=True,
