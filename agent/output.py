@@ -109,7 +109,8 @@ def collate(records: Sequence[AgentLoopOutput | dict], *, pad_token_id: int, pro
     Returns int64 tensors ``prompts`` [B, P] (left-padded with ``pad_token_id``), ``responses``
     [B, R] (right-padded), ``input_ids`` [B, P+R] (their concatenation), ``attention_mask``
     [B, P+R] (1 on every real token, observations included: the loss mask never hides a token
-    from attention), ``position_ids`` [B, P+R] (0, 1, 2, ... over the real tokens, 0 on padding),
+    from attention), ``position_ids`` [B, P+R] (0, 1, 2, ... over the real tokens; 0 on the left padding, the last
+    position repeated on the right padding, as verl's ``compute_position_id_with_mask``),
     ``response_mask`` [B, R] (1 on policy tokens only; 0 on observations and padding); float32
     ``token_level_scores`` [B, R] (``reward_score`` at each record's last real response token,
     0 elsewhere; only when every record has a reward) and ``rollout_log_probs`` [B, R] (0.0 on

@@ -9,6 +9,13 @@
 - ``run_code`` (parametrized ``embedded`` / ``http``): a :class:`SandboxFace`, called as
   ``run_code(dict) -> RunCodeResponse``, against the embedded executor and against the live server,
   so one test pins both faces.
+- ``data_dir`` (session): ``$JUDGEBOX_DATA_DIR`` (real datasets: MBPP, APPS, SandboxFusion's
+  MultiPL-E samples), or the test is skipped saying so.
+
+Tiers (markers, ``--strict-markers``): a test is marked ``server`` when it uses a live server (the
+``http`` face of a parametrized fixture, or ``live_server*``) and ``data`` when it uses ``data_dir``,
+automatically; ``integration``, ``slow``, ``docker`` and ``gpu`` are set by the tests. Unmarked tests
+are the fast tier (``bash scripts/test.sh --fast``).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 import httpx
@@ -159,7 +167,40 @@ class SandboxFace:
         return self.call(body)
 
 
-@pytest.fixture(params=["embedded", "http"])
+#: the parametrization of every two-face fixture: the HTTP face is the ``server`` tier
+FACES = ["embedded", pytest.param("http", marks=pytest.mark.server)]
+#: fixtures that start or reach a ``judgebox serve`` subprocess
+SERVER_FIXTURES = {"live_server", "live_server_process", "live_server_factory"}
+#: fixtures that start a model engine (vLLM)
+ENGINE_FIXTURES = {"vllm_backend"}
+#: test folders whose every test drives a real trainer or engine
+INTEGRATION_DIRS = ("tests/integrations/",)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tiers that follow from a test's fixtures or folder: ``server``, ``data``, ``integration``."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & SERVER_FIXTURES:
+            item.add_marker(pytest.mark.server)
+        if "data_dir" in names:
+            item.add_marker(pytest.mark.data)
+        if names & ENGINE_FIXTURES or any(d in item.nodeid for d in INTEGRATION_DIRS):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The folder of real datasets (``$JUDGEBOX_DATA_DIR``: ``mbpp.jsonl``, ``apps_sample.jsonl``,
+    ``sandboxfusion-samples/``); the test is skipped when it is not set or missing."""
+    path = os.environ.get("JUDGEBOX_DATA_DIR")
+    if not path or not os.path.isdir(path):
+        pytest.skip("real datasets: set JUDGEBOX_DATA_DIR to a folder holding mbpp.jsonl, apps_sample.jsonl "
+                    "and sandboxfusion-samples/ (.ci/run points it at ../shared/data when that exists)")
+    return Path(path)
+
+
+@pytest.fixture(params=FACES)
 def run_code(request: pytest.FixtureRequest) -> SandboxFace:
     """``run_code(body) -> RunCodeResponse`` through the embedded sandbox, then through HTTP.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import typing
 from typing import Any
@@ -81,12 +82,24 @@ def _schema_type(schema: dict, defs: dict) -> str:
 
 
 def http_page() -> str:
+    from judgebox.integrations.openrlhf import create_router
+    from judgebox.sandbox import LocalSandbox, SandboxClient
     from judgebox.sandbox.config import SandboxSettings
     from judgebox.sandbox.server import create_app
 
-    # the schema only: minimal isolation needs no privilege, and nothing is warmed up
-    schema = create_app(SandboxSettings(isolation="minimal", zygote=False, prebuilt_artifacts=False,
-                                        compile_cache_MB=0)).openapi()
+    # the schema only: minimal isolation needs no privilege, and nothing is warmed up; its start-up
+    # notes (what minimal isolation leaves off on this host) say nothing about the docs, so they are muted
+    log = logging.getLogger("judgebox")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        settings = SandboxSettings(isolation="minimal", zygote=False, prebuilt_artifacts=False, compile_cache_MB=0)
+        app = create_app(settings)
+        # as `judgebox serve` does: OpenRLHF's remote reward route on the same server
+        app.include_router(create_router(SandboxClient("", local=LocalSandbox(settings)), concurrency=1))
+        schema = app.openapi()
+    finally:
+        log.setLevel(level)
     defs = schema.get("components", {}).get("schemas", {})
     out = ["# HTTP API\n", "Generated from `judgebox serve`'s OpenAPI schema (also served at `GET /openapi.json`",
            "and browsable at `/docs`). SandboxFusion's routes keep SandboxFusion's wire format; the others are",

@@ -1,5 +1,5 @@
 """OpenRLHF: the remote reward endpoint ``POST /get_reward`` (:func:`create_router`, mounted by
-``judgebox serve --openrlhf``)."""
+``judgebox serve``, which always serves it)."""
 
 from .endpoint import RewardRequest, create_router
 

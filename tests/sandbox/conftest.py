@@ -14,9 +14,10 @@ import httpx
 import pytest
 
 from judgebox.sandbox import LocalSandbox, RunJupyterResponse, SandboxClient
+from tests.conftest import FACES
 
 
-@pytest.fixture(params=["embedded", "http"])
+@pytest.fixture(params=FACES)
 def run_jupyter(request):
     if request.param == "embedded":
         return request.getfixturevalue("local_sandbox").run_jupyter
@@ -37,7 +38,7 @@ def embedded() -> LocalSandbox:
     sandbox.sessions.close_all()
 
 
-@pytest.fixture(params=["embedded", "http"])
+@pytest.fixture(params=FACES)
 def open_session(request):
     owner = request.getfixturevalue("embedded") if request.param == "embedded" \
         else SandboxClient(request.getfixturevalue("live_server"))

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from judgebox.sandbox.isolation.pidns import PidNamespace
+from tests.conftest import FACES
 from tests.sandbox.procs import zombies_of
 
 #: 20 children made with ``clone(CLONE_PARENT | SIGCHLD)`` (raw syscall): each would be the
@@ -35,7 +36,7 @@ print(made, os.strerror(ctypes.get_errno()))
 """
 
 
-@pytest.fixture(params=["embedded", "http"])
+@pytest.fixture(params=FACES)
 def face(request, local_sandbox):
     """``(run_code(body) -> dict, server pid)`` on the embedded sandbox, then over HTTP."""
     if request.param == "embedded":
