@@ -47,7 +47,7 @@ def main() -> int:
     from judgebox.integrations.trl.rollout import make_rollout_func, prompt_lookup, trajectory_reward
     from judgebox.integrations.trl.weight_sync import WORKER_EXTENSION
     from tests.agent.tiny import tiny_qwen3
-    from tests.integrations.mbpp import fenced, ground_truth, mbpp_problems
+    from tests.integrations.mbpp import WRONG_COMMON, fenced, ground_truth, mbpp_problems
     from tests.integrations.test_trl_rollout import interpreter
 
     model_dir = str(tiny_qwen3())
@@ -63,11 +63,11 @@ def main() -> int:
     problem = mbpp_problems(2)[1]
     call = ('<tool_call>\n{"name": "code_interpreter", "arguments": {"code": '
             '"print(sorted({3, 4, 5} & {4, 5, 7}))"}}\n</tool_call>')
-    choices = [call, fenced(problem.gold), fenced("def similar_elements(a, b):\n    return ()")]
+    choices = [call, fenced(problem.gold), fenced(WRONG_COMMON)]
     loop = ToolAgentLoop(AgentLoopConfig(max_assistant_turns=3, max_tokens_per_turn=256, response_length=1024,
                                          max_model_len=2048, tool_timeout_s=30), tokenizer, backend,
                          tools=[interpreter()])
-    rows = [{"prompt": [{"role": "user", "content": "Write similar_elements(a, b)."}],
+    rows = [{"prompt": [{"role": "user", "content": "Write common_elements(a, b)."}],
              "ground_truth": ground_truth(problem)}] * 2
     rollout = make_rollout_func(loop, engine_loop, ground_truth_of=prompt_lookup(rows),
                                 sampling_params={"structured_outputs": {"choice": choices}, "temperature": 1.0})

@@ -1,15 +1,24 @@
-"""Real MBPP rows (``../shared/data/mbpp.jsonl``) as the integration tests feed them to trainers:
-``Problem``s read by judgebox's own MBPP loader, and chat completions (gold or wrong) for them."""
+"""MBPP-format rows as the integration tests feed them to trainers: ``Problem``s read by judgebox's
+own MBPP loader from our own rows (``tests/fixtures/data/mbpp.jsonl``, written in MBPP's jsonl format,
+see ``tests/fixtures/rows.py``), and chat completions (gold or wrong) for them.
+
+The tests rely on the first three rows: 0 ``count_vowels``; 1 ``common_elements``, whose gold uses
+``&`` (with ``|`` it fails every test) and for which :data:`WRONG_COMMON` fails every test too; 2
+``is_perfect_square``, for which :data:`HALF_SQUARE` passes 2 of its 3 tests."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from judgebox.reward.loaders import load_problems
 from judgebox.reward.loaders.problem import Problem
+from tests.fixtures import DATA
 
-MBPP = Path(__file__).resolve().parents[3] / "shared" / "data" / "mbpp.jsonl"
+MBPP = DATA / "mbpp.jsonl"
+#: a wrong answer to row 1 (common_elements): fails all 3 tests
+WRONG_COMMON = "def common_elements(a, b):\n    return []"
+#: a half-right answer to row 2 (is_perfect_square): passes 2 of 3 tests
+HALF_SQUARE = "def is_perfect_square(n):\n    return n == 16"
 
 
 def mbpp_problems(n: int) -> list[Problem]:

@@ -1,5 +1,5 @@
 """OpenRLHF's remote reward: OpenRLHF's own HTTP client (``SingleTurnAgentExecutor``, the code path
-of ``--remote_rm_url``) against ``POST /get_reward`` on a real ``judgebox serve``, labels = MBPP tests."""
+of ``--remote_rm_url``) against ``POST /get_reward`` on a real ``judgebox serve``, labels = MBPP-format tests."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 import httpx
 import pytest
 
-from .mbpp import fenced, ground_truth, mbpp_problems
+from .mbpp import WRONG_COMMON, fenced, ground_truth, mbpp_problems
 
 agent = pytest.importorskip("openrlhf.utils.agent", reason="OpenRLHF is installed by scripts/agent-env.sh")
 
@@ -17,8 +17,7 @@ agent = pytest.importorskip("openrlhf.utils.agent", reason="OpenRLHF is installe
 def test_openrlhf_client_scores_mbpp_through_get_reward(live_server: str) -> None:
     problems = mbpp_problems(3)
     prompts = [f"<|im_start|>user\n{p.prompt}<|im_end|>\n<|im_start|>assistant\n" for p in problems]
-    answers = [fenced(problems[0].gold), fenced("def similar_elements(a, b):\n    return ()"),
-               fenced(problems[2].gold)]
+    answers = [fenced(problems[0].gold), fenced(WRONG_COMMON), fenced(problems[2].gold)]
     queries = [p + a + "<|im_end|>" for p, a in zip(prompts, answers)]
     labels = [ground_truth(p) for p in problems]
     executor = agent.SingleTurnAgentExecutor(remote_rm_url=f"{live_server}/get_reward")

@@ -1,5 +1,5 @@
 """TRL: ``reward.code_reward`` inside TRL's real ``GRPOTrainer`` (2 optimizer steps on CPU, a tiny random
-Qwen3, real MBPP rows). Unknown verdicts (bad test data, an unreachable sandbox) are ``None``, which
+Qwen3, MBPP-format rows). Unknown verdicts (bad test data, an unreachable sandbox) are ``None``, which
 TRL turns into NaN and leaves out of the group statistics."""
 
 from __future__ import annotations

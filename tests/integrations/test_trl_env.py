@@ -2,7 +2,7 @@
 with :class:`judgebox.integrations.trl.environments.CodeInterpreterEnv` (``reset`` starts a trajectory's interpreter,
 ``run_code`` runs cells in it, ``submit`` + ``get_reward`` judge the final solution on the row's
 tests), and ``tools=[code_interpreter_tool()]`` (a fresh interpreter per call). Real TRL, real
-sandbox sessions, real MBPP rows; no kernel outlives a run."""
+sandbox sessions, MBPP-format rows; no kernel outlives a run."""
 
 from __future__ import annotations
 
@@ -19,14 +19,14 @@ import pytest
 from tests.agent.tiny import tiny_qwen3
 from tests.sandbox.procs import children
 
-from .mbpp import ground_truth, mbpp_problems
+from .mbpp import WRONG_COMMON, ground_truth, mbpp_problems
 
 trl = pytest.importorskip("trl")
 datasets = pytest.importorskip("datasets")
 
 
 def mbpp_rows() -> tuple:
-    """The MBPP problem and two rows for it: its real tests, and broken test data."""
+    """The MBPP problem and two rows for it: its tests, and broken test data."""
     problem = mbpp_problems(2)[1]
     prompt = [{"role": "user", "content": f"{problem.prompt}\nYour code should pass: {problem.spec.asserts[0]}"}]
     return problem, {"prompt": prompt, "ground_truth": ground_truth(problem)}, {"prompt": prompt,
@@ -80,10 +80,10 @@ def test_environment_keeps_state_per_trajectory_and_judges_submissions() -> None
         other.reset(**row)  # a new trajectory: the previous interpreter is closed, state gone
         assert factory.live_sessions == 0
         assert other.run_code("print(x)").startswith("[error] the cell raised NameError")
-        other.submit("def similar_elements(a, b):\n    return ()")
+        other.submit(WRONG_COMMON)
         assert other.get_reward() == 0.0
         other.reset(**row)
-        other.submit("def similar_elements(a, b):\n    return ()")
+        other.submit(WRONG_COMMON)
         other.submit(problem.gold)  # a later submission replaces an earlier one
         assert other.get_reward() == 1.0
         env.reset(**row)

@@ -14,7 +14,7 @@ import pytest
 
 from tests.agent.tiny import tiny_qwen3
 
-from .mbpp import fenced, ground_truth, mbpp_problems
+from .mbpp import WRONG_COMMON, fenced, ground_truth, mbpp_problems
 
 trl = pytest.importorskip("trl")
 pytest.importorskip("vllm")
@@ -95,14 +95,14 @@ def test_grpo_with_judgebox_rollout_and_in_memory_weight_sync(tmp_path, engine_l
         problem = mbpp_problems(2)[1]
         call = ('<tool_call>\n{"name": "code_interpreter", "arguments": {"code": '
                 '"print(sorted({3, 4, 5} & {4, 5, 7}))"}}\n</tool_call>')
-        answers = [call, fenced(problem.gold), fenced("def similar_elements(a, b):\n    return ()")]
+        answers = [call, fenced(problem.gold), fenced(WRONG_COMMON)]
         # A random model never calls tools: each turn is constrained to one of three texts (a tool
         # call, the right answer, a wrong one), sampled from the model's own probabilities.
         sampling = {"structured_outputs": {"choice": answers}, "temperature": 1.0}
         config = AgentLoopConfig(max_assistant_turns=3, max_tokens_per_turn=256, response_length=1024,
                                  max_model_len=2048, tool_timeout_s=30)
         loop = ToolAgentLoop(config, tokenizer, backend, tools=[interpreter()])
-        rows = [{"prompt": [{"role": "user", "content": "Write similar_elements(a, b)."}],
+        rows = [{"prompt": [{"role": "user", "content": "Write common_elements(a, b)."}],
                  "ground_truth": ground_truth(problem)}] * 2
         rollout = make_rollout_func(loop, engine_loop, ground_truth_of=prompt_lookup(rows), sampling_params=sampling)
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.agent.tiny import tiny_qwen3
 
-from .mbpp import MBPP, fenced, ground_truth, mbpp_problems
+from .mbpp import HALF_SQUARE, MBPP, fenced, ground_truth, mbpp_problems
 from .verl_config import REPO, ppo_config
 
 verl = pytest.importorskip("verl")
@@ -46,13 +46,13 @@ def test_verl_loads_compute_score_from_config_keys_and_scores_a_batch() -> None:
 
     model = tiny_qwen3()
     config = ppo_config(f"actor_rollout_ref.model.path={model}",
-                        f"custom_reward_function.path={REPO / 'reward' / 'verl.py'}",
+                        f"custom_reward_function.path={REPO / 'integrations' / 'verl' / 'reward.py'}",
                         "custom_reward_function.name=compute_score",
                         "+custom_reward_function.reward_kwargs.score_mode=pass_rate")
     worker = RewardLoopWorker(config)
     problems = mbpp_problems(2)
     wrong = problems[1].gold.replace("&", "|")  # union instead of intersection: fails every assert
-    half = "def is_not_prime(n):\n    return n == 10"  # MBPP 3: passes 2 of 3 asserts
+    half = HALF_SQUARE  # task 3 (is_perfect_square): passes 2 of 3 asserts
     data = reward_batch(worker.input_tokenizer, [p.prompt for p in problems] * 2,
                         [fenced(problems[0].gold), fenced(wrong), fenced(half), fenced(problems[1].gold)],
                         [ground_truth(problems[0]), ground_truth(problems[1]),

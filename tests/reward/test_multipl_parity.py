@@ -1,5 +1,10 @@
 """MultiPL-E verdicts agree with SandboxFusion, the evaluator that published the rows; a completion
-that restates the function keeps the prompt's declarations in every language (issue 12, item 2)."""
+that restates the function keeps the prompt's declarations in every language (issue 12, item 2).
+
+The parity test judges SandboxFusion's own MultiPL-E samples (real data: ``$JUDGEBOX_DATA_DIR``,
+the ``data_dir`` fixture, skipped without it). Every other test uses our own MultiPL-E rows
+(``tests/fixtures/data/sandboxfusion-samples/humaneval-<lang>.jsonl``, from ``tests/fixtures/rows.py``).
+"""
 
 import json
 from pathlib import Path
@@ -9,8 +14,9 @@ import pytest
 from judgebox.reward import Verdict, judge, judge_many
 from judgebox.reward.loaders import load_dataset
 from judgebox.reward.loaders.multiple import to_problem
+from tests.fixtures import DATA as OWN_ROWS
+from tests.fixtures import rows as fixture_rows
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 #: SandboxFusion's own /submit verdicts, produced by tests/bench/sandboxfusion_multipl_verdicts.py.
 RECORDED = json.loads((Path(__file__).parent / "data" / "sandboxfusion_multipl_verdicts.json").read_text())
 
@@ -146,18 +152,14 @@ KNOWN: dict[str, dict[str, str]] = {
 }
 
 
-@pytest.fixture
-def data_dir(monkeypatch):
-    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", sorted(KNOWN))
-def test_gpt_solution_verdicts_agree_with_sandboxfusion(data_dir, lang):
+def test_gpt_solution_verdicts_agree_with_sandboxfusion(data_dir, monkeypatch, lang):
     """Every handed row's gpt_solution: judgebox's pass/fail equals SandboxFusion's accepted, except
     exactly the rows of KNOWN, each with its reason; no verdict is an infrastructure failure.
     (Where SandboxFusion judges the answer's own tests and main too, Go, or loses its helpers, C++ and
     Rust, fewer than 99 % agree: judgebox keeps MultiPL-E's rule there, see the reasons.)"""
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(data_dir))
     problems = load_dataset(f"multipl-e-{lang}")[0]
     pairs = [p.candidate(p.columns["gpt_solution"]) for p in problems]
     judgements = judge_many([s for s, _ in pairs], [c for _, c in pairs], concurrency=2)
@@ -173,8 +175,25 @@ def test_gpt_solution_verdicts_agree_with_sandboxfusion(data_dir, lang):
     assert differ == {t: not theirs[t] for t in KNOWN[lang]}
 
 
+@pytest.mark.parametrize("lang", fixture_rows.LANGS)
+def test_our_rows_accept_a_right_answer_and_judge_each_gpt_solution(monkeypatch, lang):
+    """Our MultiPL-E rows, through the manifest as the parity test reads SandboxFusion's: each row's
+    tests accept a right continuation of its prompt, and each gpt_solution (a chat answer restating
+    the program) gets its known verdict (only JB_2_count_upper's answer is wrong); never an
+    infrastructure or test-data failure."""
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(OWN_ROWS))
+    problems = load_dataset(f"multipl-e-{lang}")[0]
+    pairs = [p.candidate(fixture_rows.MULTIPL_REFERENCE[lang][p.task_id]) for p in problems]
+    pairs += [p.candidate(p.columns["gpt_solution"]) for p in problems]
+    judgements = judge_many([s for s, _ in pairs], [c for _, c in pairs], concurrency=2)
+    n = len(problems)
+    assert {p.task_id: j.verdict.value for p, j in zip(problems, judgements[:n])} == \
+        {p.task_id: "accepted" for p in problems}, [j.message for j in judgements[:n]]
+    assert {p.task_id: j.verdict.value for p, j in zip(problems, judgements[n:])} == fixture_rows.GPT_VERDICTS[lang]
+
+
 def row(lang: str, task_id: str) -> dict:
-    path = DATA / "sandboxfusion-samples" / f"humaneval-{lang}.jsonl"
+    path = OWN_ROWS / "sandboxfusion-samples" / f"humaneval-{lang}.jsonl"
     return next(r for r in map(json.loads, path.open()) if r["task_id"] == task_id)
 
 
@@ -183,6 +202,7 @@ def restated(lang: str, task_id: str, completion: str, prompt_edit: dict[str, st
     of ``prompt_edit`` with its value) and the judgement of that code."""
     data = row(lang, task_id)
     for old, new in (prompt_edit or {}).items():
+        assert old in data["prompt"], f"the edit does not apply to {task_id}'s prompt: {old!r}"
         data["prompt"] = data["prompt"].replace(old, new)
     problem = to_problem(data, 0, f"multipl-e-{lang}")
     spec, code = problem.candidate(completion)
@@ -190,26 +210,26 @@ def restated(lang: str, task_id: str, completion: str, prompt_edit: dict[str, st
 
 
 CPP_BODY = ("    for (size_t i = 0; i < numbers.size(); i++) for (size_t j = i + 1; j < numbers.size(); j++)\n"
-            "        if (std::abs(numbers[i] - numbers[j]) < threshold) return true;\n    return false;\n}\n")
+            "        if (abs(numbers[i] + numbers[j] - target) == 0) return true;\n    return false;\n}\n")
 
 
 def test_cpp_restated_function_keeps_the_prompt_includes_and_using():
     """The prompt declares `#include<vector>`, `#include<cmath>` and `using namespace std;`; a
-    completion restating the function uses `vector` unqualified and declares none of them."""
+    completion restating the function uses `vector` and `abs` unqualified and declares none of them."""
     edit = {"#include<bits/stdc++.h>\n": "#include<vector>\n#include<cmath>\nusing namespace std;\n",
-            "(std::vector<float> numbers": "(vector<float> numbers"}
-    completion = "```cpp\nbool has_close_elements(vector<float> numbers, float threshold) {\n" + CPP_BODY + \
+            "(std::vector<long> numbers": "(vector<long> numbers"}
+    completion = "```cpp\nbool has_pair_sum(vector<long> numbers, long target) {\n" + CPP_BODY + \
                  "int main() { return 0; }\n```"
-    code, j = restated("cpp", "HumanEval_0_has_close_elements", completion, edit)
+    code, j = restated("cpp", "JB_0_has_pair_sum", completion, edit)
     assert code == ("#include<assert.h>\n#include<vector>\n#include<cmath>\nusing namespace std;\n"
-                    "bool has_close_elements(vector<float> numbers, float threshold) {\n" + CPP_BODY[:-3])
+                    "bool has_pair_sum(vector<long> numbers, long target) {\n" + CPP_BODY[:-3])
     assert j.verdict == Verdict.accepted, j.message
 
 
 JAVA_BODY = ("        for (int i = 0; i < numbers.size(); i++) for (int j = i + 1; j < numbers.size(); j++)\n"
-             "            if (Math.abs(numbers.get(i) - numbers.get(j)) < threshold) return true;\n"
+             "            if (numbers.get(i) + numbers.get(j) == target) return true;\n"
              "        return false;\n")
-JAVA_HEADER = "    public static boolean hasCloseElements(ArrayList<Float> numbers, float threshold) {\n"
+JAVA_HEADER = "    public static boolean hasPairSum(ArrayList<Long> numbers, long target) {\n"
 JAVA_IMPORTS = ("import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nimport java.security.*;\n"
                 "import java.math.*;\nimport java.io.*;\nimport java.util.stream.*;\n")
 
@@ -217,28 +237,26 @@ JAVA_IMPORTS = ("import java.util.*;\nimport java.lang.reflect.*;\nimport org.ja
 def test_java_restated_class_without_imports_gets_the_prompt_imports():
     """`ArrayList` comes from the prompt's `import java.util.*;`, which the completion dropped."""
     completion = "```java\nclass Problem {\n" + JAVA_HEADER + JAVA_BODY + "    }\n}\n```"
-    code, j = restated("java", "HumanEval_0_has_close_elements", completion)
+    code, j = restated("java", "JB_0_has_pair_sum", completion)
     assert code == JAVA_IMPORTS + "class Problem {\n" + JAVA_HEADER + JAVA_BODY[:-1]
     assert j.verdict == Verdict.accepted, j.message
 
 
 def test_java_restated_bare_method_gets_the_prompt_class_and_imports():
     """A completion that restates only the method: the tests close the prompt's class, so it is opened."""
-    code, j = restated("java", "HumanEval_0_has_close_elements", "```java\n" + JAVA_HEADER + JAVA_BODY + "    }\n```")
+    code, j = restated("java", "JB_0_has_pair_sum", "```java\n" + JAVA_HEADER + JAVA_BODY + "    }\n```")
     assert code == JAVA_IMPORTS + "class Problem {\n" + JAVA_HEADER + JAVA_BODY[:-1]
     assert j.verdict == Verdict.accepted, j.message
 
 
-RS_BODY = ("    if dict.is_empty() { return false; }\n"
-           "    let lower = dict.keys().all(|k| k.chars().all(|c| c.is_lowercase()));\n"
-           "    let upper = dict.keys().all(|k| k.chars().all(|c| c.is_uppercase()));\n"
-           "    lower || upper\n}\n")
-RS_HEADER = "fn check_dict_case(dict: HashMap<String, String>) -> bool {\n"
+RS_BODY = ("    let mut longest = 0;\n    for key in dict.keys() {\n        longest = longest.max(key.len() as isize);\n    }\n"
+           "    longest\n}\n")
+RS_HEADER = "fn longest_key(dict: HashMap<String, String>) -> isize {\n"
 
 
 def test_rust_restated_function_gets_the_prompt_use_line():
     """`HashMap` (the signature and the tests) comes from the prompt's `use std::collections::HashMap;`."""
-    code, j = restated("rs", "HumanEval_95_check_dict_case", "```rust\n#![allow(unused)]\n" + RS_HEADER + RS_BODY + "```")
+    code, j = restated("rs", "JB_3_longest_key", "```rust\n#![allow(unused)]\n" + RS_HEADER + RS_BODY + "```")
     assert code == "#![allow(unused)]\nuse std::collections::HashMap;\n" + RS_HEADER + RS_BODY[:-3]
     assert j.verdict == Verdict.accepted, j.message
 
@@ -246,7 +264,7 @@ def test_rust_restated_function_gets_the_prompt_use_line():
 def test_rust_use_lines_the_program_has_are_not_repeated():
     """A second `use` of HashMap is error E0252: a program importing it in a group gets no other."""
     own = "use std::collections::{HashSet, HashMap};\n"
-    code, j = restated("rs", "HumanEval_95_check_dict_case", "```rust\n" + own + RS_HEADER + RS_BODY + "```")
+    code, j = restated("rs", "JB_3_longest_key", "```rust\n" + own + RS_HEADER + RS_BODY + "```")
     assert code == own + RS_HEADER + RS_BODY[:-3]
     assert j.verdict == Verdict.accepted, j.message
 
@@ -254,36 +272,37 @@ def test_rust_use_lines_the_program_has_are_not_repeated():
 def test_rust_group_use_of_the_prompt_adds_only_the_missing_names():
     edit = {"use std::collections::HashMap;": "use std::collections::{HashMap, HashSet as Set};"}
     own = "use std::collections::HashMap;\n"
-    code, j = restated("rs", "HumanEval_95_check_dict_case", own + RS_HEADER + RS_BODY, edit)
+    code, j = restated("rs", "JB_3_longest_key", own + RS_HEADER + RS_BODY, edit)
     assert code == "use std::collections::HashSet as Set;\n" + own + RS_HEADER + RS_BODY[:-3]
     assert j.verdict == Verdict.accepted, j.message
 
 
-GO_FUNC = ("func has_close_elements(numbers []float64, threshold float64) bool {\n"
-           "    for i := range numbers { for j := i + 1; j < len(numbers); j++ {\n"
-           "        if math.Abs(numbers[i]-numbers[j]) < threshold { return true } } }\n    return false\n}\n")
+GO_FUNC = ("func has_pair_sum(numbers []int, target int) bool {\n"
+           "    sort.Ints(numbers)\n    for i, j := 0, len(numbers)-1; i < j; {\n"
+           "        if s := numbers[i] + numbers[j]; s == target { return true } else if s < target { i++ } else { j-- }\n"
+           "    }\n    return false\n}\n")
 
 
 def test_go_restated_function_gets_the_prompt_imports_and_keeps_its_own():
-    """The tests use the prompt's "testing" and "fmt"; the program keeps its own "math" and its
+    """The tests use the prompt's "testing" and "fmt"; the program keeps its own "sort" and its
     "strings" (used only by its dropped main) becomes a blank import."""
-    completion = ("```go\npackage has_close_elements_test\n\nimport (\n    \"math\"\n    \"strings\"\n)\n\n" + GO_FUNC +
+    completion = ("```go\npackage has_pair_sum_test\n\nimport (\n    \"sort\"\n    \"strings\"\n)\n\n" + GO_FUNC +
                   "\nfunc main() { println(strings.ToUpper(\"x\")) }\n```")
-    code, j = restated("go", "HumanEval_0_has_close_elements", completion)
-    assert code == ('package has_close_elements_test\nimport "fmt"\nimport "testing"\n\nimport (\n    "math"\n'
+    code, j = restated("go", "JB_0_has_pair_sum", completion)
+    assert code == ('package has_pair_sum_test\nimport "fmt"\nimport "testing"\n\nimport (\n    "sort"\n'
                     '    _ "strings"\n)\n\n' + GO_FUNC)
     assert j.verdict == Verdict.accepted, j.message
 
 
-JS_FUNC = ("function has_close_elements(numbers, threshold){\n"
+JS_FUNC = ("function has_pair_sum(numbers, target){\n"
            "  return !util.types.isProxy(numbers) && numbers.some((a, i) => numbers.slice(i + 1).some(b => "
-           "Math.abs(a - b) < threshold));\n}\n")
-JS_EDIT = {"//Check if": "const util = require('node:util');\n//Check if"}
+           "a + b === target));\n}\n")
+JS_EDIT = {"//Check whether": "const util = require('node:util');\n//Check whether"}
 
 
 def test_js_restated_function_gets_the_prompt_require_binding():
     """The prompt binds `util` with `require`; the restated function uses it and does not bind it."""
-    code, j = restated("js", "HumanEval_0_has_close_elements", "```javascript\n" + JS_FUNC + "```", JS_EDIT)
+    code, j = restated("js", "JB_0_has_pair_sum", "```javascript\n" + JS_FUNC + "```", JS_EDIT)
     assert code == "const util = require('node:util');\n" + JS_FUNC
     assert j.verdict == Verdict.accepted, j.message
 
@@ -291,29 +310,30 @@ def test_js_restated_function_gets_the_prompt_require_binding():
 def test_js_require_binding_the_program_has_is_not_repeated():
     """A second `const util` is a SyntaxError: a program that binds `util` itself gets no other."""
     own = "const util = require('util');\n"
-    code, j = restated("js", "HumanEval_0_has_close_elements", own + JS_FUNC, JS_EDIT)
+    code, j = restated("js", "JB_0_has_pair_sum", own + JS_FUNC, JS_EDIT)
     assert code == own + JS_FUNC
     assert j.verdict == Verdict.accepted, j.message
 
 
 def test_js_helpers_defined_after_the_function_are_kept_and_demo_calls_dropped():
-    """HumanEval_106_f's gpt_solution calls `factorial` and `sumTo`, defined after `f`; SandboxFusion
-    accepts it, and so does judgebox (MultiPL-E's stop token `\\nfunction ` would drop them)."""
-    data = row("js", "HumanEval_106_f")
+    """JB_3_squares_and_cubes's gpt_solution calls `square` and `cube`, defined after the function
+    (as a SandboxFusion sample's may); judgebox keeps them (MultiPL-E's stop token `\\nfunction ` would
+    drop them) and drops the demo call."""
+    data = row("js", "JB_3_squares_and_cubes")
     spec, code = to_problem(data, 0, "multipl-e-js").candidate(data["gpt_solution"])
-    assert code.endswith("function sumTo(num) {\n    return num * (num + 1) / 2;\n}\n") and "console.log" not in code
+    assert code.endswith("function cube(k) {\n    return k * k * k;\n}\n") and "console.log" not in code
     assert judge(spec, code).verdict == Verdict.accepted
 
 
 def test_cpp_helper_after_the_function_is_placed_before_it_and_main_dropped():
     """The tests close the function (`}` starts them), so a later helper goes before the function."""
-    helper = "bool close_pair(float a, float b, float t) {\n    return std::abs(a - b) < t;\n}\n"
+    helper = "bool pair_hits(long a, long b, long t) {\n    return a + b == t;\n}\n"
     body = ("    for (size_t i = 0; i < numbers.size(); i++) for (size_t j = i + 1; j < numbers.size(); j++)\n"
-            "        if (close_pair(numbers[i], numbers[j], threshold)) return true;\n    return false;\n")
-    header = "bool close_pair(float a, float b, float t);\nbool has_close_elements(std::vector<float> numbers, float threshold) {\n"
+            "        if (pair_hits(numbers[i], numbers[j], target)) return true;\n    return false;\n")
+    header = "bool pair_hits(long a, long b, long t);\nbool has_pair_sum(std::vector<long> numbers, long target) {\n"
     completion = "```cpp\n" + header + body + "}\n\n" + helper + "\nint main() {\n    return 1;\n}\n```"
-    code, j = restated("cpp", "HumanEval_0_has_close_elements", completion)
-    assert code == ("#include<assert.h>\n#include<bits/stdc++.h>\nbool close_pair(float a, float b, float t);\n"
+    code, j = restated("cpp", "JB_0_has_pair_sum", completion)
+    assert code == ("#include<assert.h>\n#include<bits/stdc++.h>\nbool pair_hits(long a, long b, long t);\n"
                     + helper + header.split("\n", 1)[1] + body[:-1])
     assert j.verdict == Verdict.accepted, j.message
 
@@ -333,9 +353,9 @@ def test_cpp_solution_cannot_redefine_the_tests_assert(completion):
     spliced line) or `candidate`, or supplying its own `__assert_fail`, made `add` returning 0
     accepted. The solution's macros that the tests name are #undef'd before the tests and `assert` is
     judgebox's own, ending a failed run by __builtin_trap(): a failed assert is a wrong answer."""
-    code, j = restated("cpp", "HumanEval_53_add", completion)
+    code, j = restated("cpp", "JB_1_add", completion)
     assert (j.verdict, j.passed) == (Verdict.wrong_answer, False), (code, j.message)
-    assert restated("cpp", "HumanEval_53_add", "    return x + y;\n")[1].verdict == Verdict.accepted
+    assert restated("cpp", "JB_1_add", "    return x + y;\n")[1].verdict == Verdict.accepted
 
 
 @pytest.mark.parametrize("completion", [
@@ -345,9 +365,9 @@ def test_cpp_solution_cannot_redefine_the_tests_assert(completion):
 def test_js_solution_cannot_patch_or_replace_the_tests_assert(completion):
     """The tests' require() is the module's own, taken before the solution runs, and the assert
     module is frozen: patching it or declaring a `function require` no longer passes `add` -> 0."""
-    code, j = restated("js", "HumanEval_53_add", completion)
+    code, j = restated("js", "JB_1_add", completion)
     assert not j.passed, (code, j.message)
-    assert restated("js", "HumanEval_53_add", "  return x + y;\n}\n")[1].verdict == Verdict.accepted
+    assert restated("js", "JB_1_add", "  return x + y;\n}\n")[1].verdict == Verdict.accepted
 
 
 @pytest.mark.parametrize("lang, wrong, crash, gold", [
@@ -361,7 +381,7 @@ def test_multipl_failed_assertion_is_a_wrong_answer_and_a_crash_a_runtime_error(
     """The trial's finding 6: a MultiPL-E program whose tests' assertion fails was runtime_error in
     every language (Python's is wrong_answer; verl's check_correctness said -2, not False). The
     harnesses now tell a failed assertion (wrong_answer) from a crash of the solution (runtime_error)."""
-    verdicts = [restated(lang, "HumanEval_53_add", c)[1].verdict for c in (wrong, crash, gold)]
+    verdicts = [restated(lang, "JB_1_add", c)[1].verdict for c in (wrong, crash, gold)]
     assert verdicts == [Verdict.wrong_answer, Verdict.runtime_error, Verdict.accepted]
 
 
@@ -374,7 +394,7 @@ def test_bash_solution_cannot_reach_the_tests_shell(completion):
     alias for `[[` made `add` printing 0 accepted, judged as verl or TRL judge a completion (the spec
     and the code as they are; `problem.candidate` would cut the code after the function). The
     solution now runs in a subshell per call."""
-    spec = to_problem(row("sh", "HumanEval_53_add"), 0, "multipl-e-sh").spec
+    spec = to_problem(row("sh", "JB_1_add"), 0, "multipl-e-sh").spec
     j = judge(spec, completion)
     assert (j.verdict, j.passed) == (Verdict.runtime_error, False), j.message
     assert judge(spec, "    echo $(( $1 + $2 ))\n").verdict == Verdict.accepted
