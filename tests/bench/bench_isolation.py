@@ -4,7 +4,7 @@ the in-process harness, on HumanEval and MBPP gold solutions (issue 12, item 3).
 Prints, per dataset and mode: problems, gold passed, sandbox CPU seconds per problem (the runner's
 and the solution's processes, as the sandbox measures them) and wall seconds per problem.
 
-    PYTHONPATH=. JUDGEBOX_DATA_DIR=../shared/data python3 tests/bench/bench_isolation.py [--limit N]
+    JUDGEBOX_DATA_DIR=<real datasets> python3 tests/bench/bench_isolation.py [--limit N]
 """
 
 from __future__ import annotations

@@ -2,16 +2,16 @@
 
 Produces ``tests/reward/data/sandboxfusion_multipl_verdicts.json`` (read by
 ``tests/reward/test_multipl_parity.py``; CI cannot reach SandboxFusion, so its verdicts are data).
-Each row of ``../shared/data/sandboxfusion-samples/humaneval-<lang>.jsonl`` is sent to a running
+Each row of ``$JUDGEBOX_DATA_DIR/sandboxfusion-samples/humaneval-<lang>.jsonl`` is sent to a running
 SandboxFusion's ``POST /submit`` exactly as its own ``sandbox/tests/datasets/test_multiple.py`` does:
 ``dataset="multiple_<lang>"``, ``config.dataset_type="MultiPLEDataset"``, ``config.provided_data=row``,
 ``config.extra.is_freeform=true``, ``completion=row["gpt_solution"]``; ``accepted`` is its answer.
 
-Set up and start SandboxFusion as ``../shared/bench/README.md`` says; for Go its ``runtime/go/go.mod``
+Set up and start SandboxFusion from its repository (no Docker); for Go its ``runtime/go/go.mod``
 needs Go >= 1.22 (Debian 12 has 1.19: ``apt-get install -t bookworm-backports golang-1.22-go``)::
 
     PATH=/usr/lib/go-1.22/bin:$PATH GOTOOLCHAIN=local GOPROXY=off SHLVL=1 \\
-        ../shared/bench/start_sandboxfusion.sh 8093
+        <SandboxFusion's start script> 8093
     python3 tests/bench/sandboxfusion_multipl_verdicts.py --url http://127.0.0.1:8093 \\
         --sf-dir /tmp/sandboxfusion --details /tmp/sf-multipl-details.jsonl
 
@@ -25,13 +25,14 @@ import argparse
 import asyncio
 import datetime
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / ".." / "shared" / "data" / "sandboxfusion-samples"
+SAMPLES = Path(os.environ.get("JUDGEBOX_DATA_DIR", ".")) / "sandboxfusion-samples"
 OUT = ROOT / "tests" / "reward" / "data" / "sandboxfusion_multipl_verdicts.json"
 LANGUAGES = ("cpp", "go", "java", "js", "rs", "sh")
 
@@ -104,7 +105,7 @@ def main() -> None:
         "sandboxfusion_commit": commit,
         "request": "POST /submit {dataset: multiple_<lang>, completion: gpt_solution, config: {dataset_type: "
                    "MultiPLEDataset, provided_data: row, extra: {is_freeform: true}}}",
-        "server": "SandboxFusion started by ../shared/bench/start_sandboxfusion.sh (isolation none) with "
+        "server": "SandboxFusion started locally without Docker (isolation none) with "
                   "Go 1.22 (bookworm-backports) first on PATH, GOTOOLCHAIN=local, GOPROXY=off; g++ 12.2, "
                   "libboost-dev 1.74, OpenJDK 17, node 20, rustc 1.95, bash 5.2 (Debian 12 host)",
         "limits": "SandboxFusion's defaults (20 s compile, 20 s run); a row answered with a time limit is "

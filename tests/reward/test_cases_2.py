@@ -1,5 +1,4 @@
-"""Verdict cases, second set (``../shared/cases/cases-2.md``, BUG-047 onward): each case with its exact
-expected value, and neighbours of the same kind, through real runs in the embedded sandbox."""
+"""Verdict cases, second set (BUG-047 onward): each public failure case with its exact expected value, and neighbours of the same kind, through real runs in the embedded sandbox."""
 
 import json
 

@@ -1,7 +1,6 @@
 """Per-run limits: memory, processes, file size, stack; the same verdicts embedded and over HTTP.
 
-Each named case of ../shared/cases/cases.md (BUG-037, BUG-038) is pinned with its exact expected
-values; the resource bombs (memory, fork, disk) end as ``Failed`` and leave the sandbox healthy.
+Each named failure case (BUG-037, BUG-038) is pinned with its exact expected values; the resource bombs (memory, fork, disk) end as ``Failed`` and leave the sandbox healthy.
 """
 
 from __future__ import annotations
