@@ -1,4 +1,4 @@
-"""Failure cases from ``shared/cases/cases.md`` that ``run_code`` must get right, on both faces.
+"""Public failure cases (BUG-nnn in the test names) that ``run_code`` must get right, on both faces.
 
 Every test runs twice through the ``run_code`` fixture: against the embedded ``LocalSandbox`` and
 against a live ``judgebox serve`` over HTTP on loopback. Each pins the case's exact expected values.
