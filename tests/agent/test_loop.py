@@ -162,6 +162,7 @@ def test_bug111_secondary_end_of_turn_id_is_a_stop(tiny_tokenizer, vllm_backend,
     assert tok.decode(obs).startswith("<|im_end|>\n<|im_start|>user\n<tool_response>\n5\n")
 
 
+@pytest.mark.slow
 def test_bug111_ids_after_a_stop_id_are_cut(tiny_tokenizer, arun):
     from judgebox.agent.backends.base import GenerationResult
     from tests.agent.loop_helpers import Scripted

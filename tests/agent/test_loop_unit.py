@@ -57,6 +57,7 @@ def turn(n, call_=False, end=True, lp=-0.5):
     return GenerationResult(ids, [lp] * n, "stop" if end else "length")
 
 
+@pytest.mark.slow
 def test_bug114_merged_response_is_cut_only_by_response_length(tiny_tokenizer):
     loop = scripted_loop(tiny_tokenizer, [turn(8, True), turn(8, True), turn(5)], max_tokens_per_turn=8,
                          response_length=64)

@@ -50,6 +50,7 @@ def openai_server(tiny_model):
         proc.wait(30)
 
 
+@pytest.mark.slow
 def test_two_trajectories_through_vllms_openai_server(openai_server, tiny_model, tiny_tokenizer):
     from judgebox.agent import AgentLoopConfig, ToolAgentLoop
     from judgebox.agent.backends import OpenAIBackend

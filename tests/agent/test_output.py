@@ -150,6 +150,7 @@ def recompute_logprobs(model, batch, attention_mask=None):
     return torch.log_softmax(logits, dim=-1).gather(-1, batch["responses"].unsqueeze(-1)).squeeze(-1)
 
 
+@pytest.mark.slow
 def test_bug115_recomputed_logprobs_match_the_rollout_and_use_the_observations():
     tok, model = qwen_tokenizer(), tiny_qwen3()
     for module in model.modules():  # sharper random logits, so attention differences show in logprobs

@@ -59,6 +59,7 @@ def test_rollout_scores_the_final_turn_with_the_judge_and_resumes(tmp_path, tiny
     assert len(out.read_text().splitlines()) == 4
 
 
+@pytest.mark.slow
 def test_cli_rollout_plain_sampling_is_offline_pass_at_k(tmp_path, tiny_model, capsys):
     out, summary = tmp_path / "t.jsonl", tmp_path / "s.json"
     code = main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),

@@ -275,6 +275,7 @@ def serve_block(block: Block, cwd: Path) -> None:
                 proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", params(server=False))
 def test_snippet(block: Block, tmp_path: Path) -> None:
     if "skip" in block.markers:

@@ -1,6 +1,8 @@
 """``assert`` problems (MBPP) run all their asserts in one runner process, as MBPP's own harness
 does, with one nonce-marked line per assert: per-test verdicts stay honest."""
 
+import pytest
+
 from judgebox.reward import TestSpec, judge
 
 ADD = TestSpec(kind="assert", asserts=["assert add(1, 2) == 3", "assert add(2, 2) == 4", "assert add(0, 0) == 0"],
@@ -23,6 +25,7 @@ def test_each_assert_has_its_own_verdict():
     assert (verdicts(j), j.n_passed, j.n_total) == (["accepted", "wrong_answer", "wrong_answer"], 1, 3)
 
 
+@pytest.mark.slow
 def test_an_assert_over_its_cpu_time_is_a_timeout_and_the_others_still_count():
     """1.5 s of CPU in the second assert: over its 1 s, under the 3 s the process has for three. The
     burn is measured in CPU seconds, not iterations, so a slow or loaded host does not push the
@@ -33,6 +36,7 @@ def test_an_assert_over_its_cpu_time_is_a_timeout_and_the_others_still_count():
     assert (verdicts(j), j.n_passed) == (["accepted", "time_limit_exceeded", "accepted"], 2)
 
 
+@pytest.mark.slow
 def test_a_hang_is_a_timeout_for_that_assert_and_the_rest_did_not_run():
     j = judge(ADD, "def add(a, b):\n    import time\n    if a == 2:\n        time.sleep(60)\n    return a + b\n")
     assert (verdicts(j), j.n_passed, j.verdict.value) == (["accepted", "time_limit_exceeded", "skipped"], 1,

@@ -183,6 +183,7 @@ def test_bug_053_unparsable_output_is_wrong_answer_everywhere():
     assert code_reward(["p"], ["```python\nprint('x')\n```"], test_spec=[gt]) == [0.0]
 
 
+@pytest.mark.slow
 def test_bug_053_checker_timeout_or_non_bool_on_the_output_is_wrong_answer():
     """Same kind: a checker that loops or returns a non-bool on this output rejects it."""
     loops = "def check(i, o, e):\n    if o.strip() != e.strip():\n        while True: pass\n    return True\n"
@@ -194,6 +195,7 @@ def test_bug_053_checker_timeout_or_non_bool_on_the_output_is_wrong_answer():
 
 @pytest.mark.parametrize("program", ["def check(i, o, e): return int(o) == int(e) + 1",
                                      "def check(i, o, e): raise RuntimeError('broken')"])
+@pytest.mark.slow
 def test_bug_053_a_checker_failing_on_the_jury_answer_is_test_data_error_once_per_problem(program):
     """Only a checker that rejects or fails on check(input, expected, expected) is test_data_error; the
     outcome is remembered, so the next submission of the problem is not checked against the jury again."""
@@ -303,6 +305,7 @@ def test_bug_055_a_unittest_file_with_no_tests_is_test_data_error():
 
 
 # BUG-062: pass@k over the attempted subset ---------------------------------------------------------------
+@pytest.mark.slow
 def test_bug_062_partial_samples_file_is_refused_then_scored_over_the_whole_benchmark(tmp_path):
     """BUG-062: 3 APPS problems, correct samples for 2: refused (exit 1, naming how many and the flag);
     with --allow-partial pass@1 = 0.6667 over the whole benchmark, the subset figure labelled."""
@@ -338,6 +341,7 @@ def test_sanitize_keeps_imports_and_needed_definitions_and_drops_top_level_state
         extract_code("```cpp\nint main(){}\n```", "cpp", sanitize=True)
 
 
+@pytest.mark.slow
 def test_sanitize_through_the_judge_turns_a_timeout_into_a_pass():
     """An MBPP-style assert problem: unsanitized, the demo loop times out; sanitized, accepted."""
     spec = TestSpec(kind="assert", asserts=["assert f(16) == 8", "assert f(9) == 6"], run_timeout=2)
@@ -356,6 +360,7 @@ def test_sanitize_keeps_prompt_helpers_the_tests_name():
     assert judge(spec, code).verdict == Verdict.accepted
 
 
+@pytest.mark.slow
 def test_eval_sanitize_flag_and_manifest_default(tmp_path):
     """`judgebox eval --sanitize` sanitizes; a stdio dataset is refused (exit 1) before scoring; the
     manifest's ``sanitize`` field is the default."""

@@ -51,6 +51,7 @@ def stable(summary: dict) -> dict:
     return {k: v for k, v in summary.items() if k not in VOLATILE}
 
 
+@pytest.mark.slow
 def test_readme_command_humaneval_gold_passes_164_of_164(tmp_path):
     """`judgebox eval humaneval --samples gold`: every reference solution passes (BUG-008 kind)."""
     proc = judgebox("eval", "humaneval", "--samples", "gold", "--summary", "s.json", "--no-progress",
@@ -65,6 +66,7 @@ def test_readme_command_humaneval_gold_passes_164_of_164(tmp_path):
     assert len(results) == 164 and all(r["verdict"] == "accepted" and r["n_total"] == 1 for r in results)
 
 
+@pytest.mark.slow
 def test_humaneval_broken_solutions_pass_0_of_164(tmp_path):
     """Every reference body replaced by `return None`: 0/164, each a real failing verdict."""
     problems, _ = load_dataset("humaneval")
@@ -79,6 +81,7 @@ def test_humaneval_broken_solutions_pass_0_of_164(tmp_path):
     assert "0.0000" in proc.stdout
 
 
+@pytest.mark.slow
 def test_kill_mid_run_then_resume_gives_the_same_summary_and_scores_nothing_twice(tmp_path):
     """A SIGKILL of a real `judgebox eval` mid-run, then the same command: same summary as an
     uninterrupted run, and every sample has exactly one result line."""
@@ -116,6 +119,7 @@ def test_kill_mid_run_then_resume_gives_the_same_summary_and_scores_nothing_twic
     assert full["pass_at_k_omitted"] == {"pass@5": "k=5 > n for 30 of 30 problems (min n = 2)"}
 
 
+@pytest.mark.slow
 def test_bug045_a_timeout_in_one_case_is_a_per_test_verdict_not_a_crash(tmp_path):
     """BUG-045: stdin cases ("1\\n","2\\n") and ("loop\\n","?\\n"): per-test [PASS, TLE], pass rate 0.5,
     binary 0; the other samples of the run are still scored."""
@@ -142,6 +146,7 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_infra_errors_are_excluded_from_pass_at_k_then_scored_on_rerun(tmp_path):
     """BUG-007 kind: a sandbox that refuses connections gives infra_error, counted apart, never a
     failure; exit status 2; the same command with a working sandbox then scores those samples."""
@@ -162,6 +167,7 @@ def test_infra_errors_are_excluded_from_pass_at_k_then_scored_on_rerun(tmp_path)
     assert summary["n_problems_unattempted"] == 161 and summary["pass_at_k"] == {"pass@1": 3 / 164}
 
 
+@pytest.mark.slow
 def test_chart_and_unusable_test_data(tmp_path):
     """--chart writes a PNG; a problem whose tests are unusable is test_data_error, out of pass@k."""
     rows = [{"problem_id": "ok", "question": "echo",
@@ -187,6 +193,7 @@ def test_a_results_file_of_other_samples_is_refused(tmp_path):
         asyncio.run(ev.run(other, [1], progress=False))
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_clear_errors(tmp_path):
     """Bad arguments and inputs exit 1; 2 is kept for "infrastructure errors remain"."""
     proc = judgebox("eval", "humaneval", "--samples", "gold", "--k", "0", cwd=tmp_path, check=False)
@@ -200,6 +207,7 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     assert proc.returncode == 1 and "--concurrency must be >= 1" in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["cpp", "java", "go", "js", "rs", "sh"])
 def test_multipl_e_model_solutions_are_judged_in_their_language(monkeypatch, tmp_path, lang):
     """MultiPL-E rows with their model-written gpt_solution (`--samples column:gpt_solution`): a
@@ -225,6 +233,7 @@ def all_gold_passes(tmp_path: Path, dataset: str, n: int) -> None:
     assert (summary.n_passed, summary.n_scored, summary.pass_at_k) == (n, n, {"pass@1": 1.0})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset,n", [("apps", 3), ("sandboxfusion-mbpp", 3), ("mbpp", 6)])
 def test_bug008_every_gold_solution_of_our_rows_passes(monkeypatch, tmp_path, dataset, n):
     """BUG-008 kind: each row's reference solution passes, through the manifest and `Evaluation`

@@ -8,6 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from judgebox.reward.loaders import load_dataset
 from tests.reward.test_eval import JUDGEBOX, closed_port, embedded_env, judgebox, write_samples
 
@@ -47,6 +49,7 @@ def test_an_output_in_a_missing_directory_is_refused_before_any_work(tmp_path):
     assert not (tmp_path / "judgebox-results" / "humaneval-gold.results.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_argparse_usage_errors_exit_1_not_the_infra_status_2(tmp_path):
     proc = judgebox("eval", "humaneval", cwd=tmp_path, check=False)
     assert proc.returncode == 1
@@ -56,6 +59,7 @@ def test_argparse_usage_errors_exit_1_not_the_infra_status_2(tmp_path):
     assert judgebox("--help", cwd=tmp_path, check=False).returncode == 0
 
 
+@pytest.mark.slow
 def test_sigterm_is_a_clean_interrupt_and_the_rerun_completes(tmp_path):
     """SIGTERM mid-run: the 'interrupted' line, status 143, no run-* working directory (nor pids
     cgroup) left behind, results kept; the same command then finishes with 164/164."""
@@ -94,6 +98,7 @@ def run_cgroups(pid: int) -> list[str]:
             for p in Path("/sys/fs/cgroup").glob(f"{depth}judgebox/run-{pid}-*")]
 
 
+@pytest.mark.slow
 def test_resume_after_infra_errors_says_they_are_rescored(tmp_path):
     problems, _ = load_dataset("humaneval")
     samples = write_samples(tmp_path / "s.jsonl", [(p.task_id, p.gold) for p in problems[:3]])
@@ -107,6 +112,7 @@ def test_resume_after_infra_errors_says_they_are_rescored(tmp_path):
             "scoring 0 new samples") in rerun.stdout
 
 
+@pytest.mark.slow
 def test_a_results_file_of_other_completions_is_refused_before_any_resume_line(tmp_path):
     problems, _ = load_dataset("humaneval")
     first = [(p.task_id, p.gold) for p in problems[:2]]

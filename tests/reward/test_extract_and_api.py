@@ -51,6 +51,7 @@ def test_bug_025_block_selection(name, completion, kwargs, score):
     assert compute_score("x", completion, PLUS1.model_dump_json(), **kwargs)["score"] == score
 
 
+@pytest.mark.slow
 def test_check_correctness_verl_codes_and_metadata_keys():
     in_outs = {"inputs": ["1 2\n", "10 -4\n", "5 5\n"], "outputs": ["3\n", "6\n", "11\n"]}
     results, meta = check_correctness(None, in_outs, "a, b = map(int, input().split()); print(a + b)")
@@ -126,6 +127,7 @@ def refused_url():
         return f"http://127.0.0.1:{s.getsockname()[1]}"
 
 
+@pytest.mark.slow
 def test_bug_007_unreachable_sandbox_through_every_scorer(monkeypatch):
     """BUG-007: a refused connection: check_correctness -1 with api_request_error, compute_score
     infra_error (score masked by the caller), code_reward None."""

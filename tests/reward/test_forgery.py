@@ -1,6 +1,8 @@
 """Forging the completion marker from inside the solution (a new user's attack): a C++ static
 initializer that reads the nonce from stdin before the tests and prints the marker must not pass."""
 
+import pytest
+
 from judgebox.reward import TestSpec, judge
 
 PROMPT = "#include <assert.h>\n#include <bits/stdc++.h>\nint add(int x, int y) {\n"
@@ -8,6 +10,7 @@ TESTS = "}\nint main() {\n    auto candidate = add;\n    assert(candidate(1, 2) 
 SPEC = TestSpec(kind="harness", language="cpp", harness=TESTS, prefix=PROMPT)
 
 
+@pytest.mark.slow
 def test_cpp_static_initializer_cannot_read_the_nonce_first():
     forged = ("    return x - y;\n}\nstatic int f_ = [](){ std::string s; std::getline(std::cin, s); "
               "std::cout << s << \" {\\\"status\\\": \\\"ok\\\"}\" << std::endl; std::_Exit(0); return 0; }();\n"
@@ -16,6 +19,7 @@ def test_cpp_static_initializer_cannot_read_the_nonce_first():
     assert j.verdict != "accepted" and j.n_passed == 0, j
 
 
+@pytest.mark.slow
 def test_cpp_honest_solution_still_passes_and_wrong_one_fails():
     assert judge(SPEC, "    return x + y;\n").verdict == "accepted"
     assert judge(SPEC, "    return x - y;\n").verdict == "wrong_answer"  # a failed assert, not a crash

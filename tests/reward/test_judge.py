@@ -227,6 +227,7 @@ def test_a_solution_that_changes_its_argument_in_place_is_judged_as_in_process()
 
 
 # ---------------------------------------------------------------- G. threads and timeouts
+@pytest.mark.slow
 def test_bug_030_judging_from_a_worker_thread_times_out_without_signals():
     """BUG-030: from a worker thread: TLE in about the limit, no 'signal only works in main thread'."""
     spec = stdio(("", ""), run_timeout=1)
@@ -241,6 +242,7 @@ SLOW_COMPILE = ("constexpr long slow() { long s = 0; for (long i = 0; i < 200000
                 "static_assert(slow() > 0);\nint main() { return 0; }\n")
 
 
+@pytest.mark.slow
 def test_a_compile_starved_by_the_host_is_infra_error_not_compile_error():
     """A compile stopped at its time limit is a compile_error only when it used the CPU it was given:
     a compile of several CPU seconds under compile_timeout 0.3 is one (CPU ~ wall); the same under
@@ -268,6 +270,7 @@ def test_a_compile_starved_by_the_host_is_infra_error_not_compile_error():
     assert verdict == Verdict.infra_error and "the host starved it" in message, message
 
 
+@pytest.mark.slow
 def test_bug_045_per_test_verdicts_and_partial_reward():
     """BUG-045: [PASS, TLE]: pass rate 0.5, not accepted."""
     code = 's = input().strip()\nif s == "loop":\n    while True: pass\nprint(int(s) * 2)'
@@ -277,6 +280,7 @@ def test_bug_045_per_test_verdicts_and_partial_reward():
 
 
 # ---------------------------------------------------------------- kinds and errors
+@pytest.mark.slow
 def test_timed_out_assert_is_named_and_the_harness_protocol_stays_out_of_the_result():
     """The trial's F8: asserts [pass, endless loop, pass] at run_timeout 1: asserts[1] is the timeout,
     its result and the judgement's message say so in words (no harness protocol line: those carry

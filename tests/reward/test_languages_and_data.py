@@ -71,6 +71,7 @@ EARLY_EXIT = {"cpp": "    exit(0);\n", "java": "        System.exit(0); return f
               "rs": "    std::process::exit(0);\n", "sh": "    exit 0\n"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", list(PAIR))
 def test_multipl_e_harness_needs_tests_to_complete(lang):
     """A MultiPL-E row (has_pair_sum): a correct body passes; a wrong one fails; exiting 0 early fails (BUG-027)."""
@@ -91,6 +92,7 @@ FLOOD = {  # 3 MB of the solution's own prints before the right answer (the outp
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", list(FLOOD))
 def test_multipl_e_solution_printing_megabytes_still_passes(lang):
     """A right MultiPL-E answer that first prints 3 MB of debug output is accepted, as MultiPL-E's own

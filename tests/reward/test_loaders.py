@@ -398,6 +398,7 @@ def test_multipl_e_go_import_used_only_by_dropped_code_becomes_blank():
     assert blank_unused_go_imports(program, '}\nfunc TestF(t *testing.T) { fmt.Println(1) }', "") == program
 
 
+@pytest.mark.slow
 def test_apps_rows_follow_apps_run_test_for_list_outputs(tmp_path):
     """The trial's F6. APPS's ``testing_util.run_test`` joins a stdin problem's list input and list
     output with newlines, and accepts a call result equal to the expected value or to its first

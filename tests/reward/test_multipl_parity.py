@@ -175,6 +175,7 @@ def test_gpt_solution_verdicts_agree_with_sandboxfusion(data_dir, monkeypatch, l
     assert differ == {t: not theirs[t] for t in KNOWN[lang]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", fixture_rows.LANGS)
 def test_our_rows_accept_a_right_answer_and_judge_each_gpt_solution(monkeypatch, lang):
     """Our MultiPL-E rows, through the manifest as the parity test reads SandboxFusion's: each row's
@@ -325,6 +326,7 @@ def test_js_helpers_defined_after_the_function_are_kept_and_demo_calls_dropped()
     assert judge(spec, code).verdict == Verdict.accepted
 
 
+@pytest.mark.slow
 def test_cpp_helper_after_the_function_is_placed_before_it_and_main_dropped():
     """The tests close the function (`}` starts them), so a later helper goes before the function."""
     helper = "bool pair_hits(long a, long b, long t) {\n    return a + b == t;\n}\n"
@@ -347,6 +349,7 @@ CPP_FORGERIES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("completion", CPP_FORGERIES)
 def test_cpp_solution_cannot_redefine_the_tests_assert(completion):
     """MultiPL-E's C++ program is one unit: a solution redefining `assert` (plainly, by a digraph or a
@@ -377,6 +380,7 @@ def test_js_solution_cannot_patch_or_replace_the_tests_assert(completion):
     ("rs", "    x - y\n}\n", "    let v: Vec<isize> = Vec::new();\n    v[(x + 7) as usize]\n}\n", "    x + y\n}\n"),
     ("js", "  return x - y;\n}\n", "  return null.x;\n}\n", "  return x + y;\n}\n"),
 ])
+@pytest.mark.slow
 def test_multipl_failed_assertion_is_a_wrong_answer_and_a_crash_a_runtime_error(lang, wrong, crash, gold):
     """The trial's finding 6: a MultiPL-E program whose tests' assertion fails was runtime_error in
     every language (Python's is wrong_answer; verl's check_correctness said -2, not False). The

@@ -39,6 +39,7 @@ def test_a_compiled_program_is_restored_for_every_case(local_sandbox):
     assert all(x.status.value == "Finished" and x.return_code == 0 for x in r.run_results)
 
 
+@pytest.mark.slow
 def test_saved_progress_earns_no_partial_credit():
     """Needs 1.5 s of CPU at run_timeout=1; with its progress kept between cases it finished later ones."""
     slow = ("import os, time\nt = time.process_time()\ndone = float(open('p.txt').read()) if os.path.exists('p.txt') else 0\n"

@@ -112,6 +112,7 @@ def test_invalid_request_is_a_request_error_naming_the_field(no_env, closed_port
             client.run_tests({"code": "print(1)", "language": "python", "cases": []})
 
 
+@pytest.mark.slow
 def test_bug_007_refused_connection_is_an_infrastructure_error(closed_port):
     """BUG-007: a refused connection raises SandboxUnavailable after the retries, not a verdict,
     and the endpoint is taken out for a cool-down."""
@@ -142,6 +143,7 @@ def test_closed_client_says_so(closed_port):
         client.run_code({"code": "print(1)", "language": "python"})
 
 
+@pytest.mark.slow
 def test_a_lone_endpoint_that_rests_is_waited_for_not_failed_fast():
     """Behind one gateway URL a few failures (a replica killed mid-request) must not turn every
     call into an infrastructure error for the whole cool-down: when all endpoints rest, the call

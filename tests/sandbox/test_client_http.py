@@ -176,6 +176,7 @@ def test_bug_007_http_500_is_an_infrastructure_error(nginx):
     assert gw.statuses("/run_code") == [500, 500, 500]
 
 
+@pytest.mark.slow
 def test_429_waits_as_long_as_retry_after_says(nginx):
     """429 with ``Retry-After: 2`` is retried no sooner than 2 s later, then SandboxOverloaded."""
     gw = nginx("http429")

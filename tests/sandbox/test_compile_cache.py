@@ -73,6 +73,7 @@ def test_compiler_warnings_come_back_with_a_hit(sandbox):
     assert second.compile_result.stderr == first.compile_result.stderr
 
 
+@pytest.mark.slow
 @needs_gpp
 def test_changed_source_never_hits(sandbox):
     base = cpp("A")
@@ -82,6 +83,7 @@ def test_changed_source_never_hits(sandbox):
     assert sandbox.executor.compile_cache.hits == 0
 
 
+@pytest.mark.slow
 @needs_gpp
 def test_changed_extra_file_never_hits(sandbox):
     code = f'#include <cstdio>\n#include "value.h"\n// {uuid.uuid4()}\nint main() {{ std::printf("%d\\n", V); }}\n'
@@ -95,6 +97,7 @@ def test_changed_extra_file_never_hits(sandbox):
     assert sandbox.executor.compile_cache.hits == 1
 
 
+@pytest.mark.slow
 @needs_gpp
 def test_changed_flags_never_hit(sandbox, monkeypatch):
     code = f'#include <cstdio>\n// {uuid.uuid4()}\nint main() {{ std::printf("%d\\n", N); }}\n'
@@ -107,6 +110,7 @@ def test_changed_flags_never_hit(sandbox, monkeypatch):
     assert compile_key("cpp", ["g++"], "gcc 12", {}) != compile_key("cpp", ["g++"], "gcc 13", {})
 
 
+@pytest.mark.slow
 @needs_gpp
 @pytest.mark.parametrize("damage", ["binary", "manifest", "missing"])
 def test_corrupted_entry_is_detected_and_recompiled(sandbox, damage):
@@ -129,6 +133,7 @@ def test_corrupted_entry_is_detected_and_recompiled(sandbox, damage):
     assert cache.hits == 1 and len(entries(sandbox)) == 1
 
 
+@pytest.mark.slow
 @needs_gpp
 def test_concurrent_identical_compiles_leave_one_entry(sandbox):
     code = cpp("together")
@@ -182,6 +187,7 @@ def test_outputs_through_links_are_never_cached(tmp_path):
     assert os.listdir(tmp_path / "cc") == []
 
 
+@pytest.mark.slow
 @needs_gpp
 def test_cache_is_private_to_the_server(sandbox):
     stdout(sandbox, {"code": cpp("p"), "language": "cpp"})
@@ -191,6 +197,7 @@ def test_cache_is_private_to_the_server(sandbox):
     assert not os.path.relpath(root, sandbox.executor.root).startswith("run-")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("javac"), reason="javac not installed")
 def test_java_classes_with_package_and_nested_class_are_restored(sandbox):
     code = (f"package p;\n// {uuid.uuid4()}\npublic class Main {{\n  static class In {{ int v = 7; }}\n"
@@ -206,6 +213,7 @@ def test_java_classes_with_package_and_nested_class_are_restored(sandbox):
     ("rust", 'fn main() {{ println!("r"); }} // {tag}\n'),
     ("go", 'package main\n\nimport "fmt"\n\n// {tag}\nfunc main() {{ fmt.Println("r") }}\n'),
 ])
+@pytest.mark.slow
 def test_rust_and_go_binaries_hit(sandbox, language, code):
     if language not in sandbox.executor.languages():
         pytest.skip(f"{language} not installed")
@@ -215,6 +223,7 @@ def test_rust_and_go_binaries_hit(sandbox, language, code):
     assert sandbox.executor.compile_cache.hits == 1
 
 
+@pytest.mark.slow
 @needs_gpp
 def test_failed_compiles_are_not_cached(sandbox):
     code = f"int main() {{ return x; }} // {uuid.uuid4()}\n"

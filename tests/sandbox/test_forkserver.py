@@ -30,6 +30,7 @@ def _print(sb, code="import os\nprint(os.getpid(), 6 * 7)"):
     return r.run_result.stdout
 
 
+@pytest.mark.slow
 def test_wedged_forkserver_falls_back_to_spawn_and_is_replaced(sb):
     fs = sb.executor.forkserver
     assert _print(sb) == "2 42\n"

@@ -354,6 +354,7 @@ def test_corpus_is_large_enough():
     assert len({c[0] for c in CASES}) == len(CASES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code,stdin,timeout,memory", _params())
 def test_fork_matches_spawn(fork_sb, spawn_sb, code, stdin, timeout, memory):
     forked = run(fork_sb, code, stdin, timeout, memory)

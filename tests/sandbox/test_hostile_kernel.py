@@ -102,6 +102,7 @@ def test_a_kernel_that_fails_to_start_never_shows_a_host_file(run_jupyter, canar
     assert canary.read_text() == "SECRET-7f3a9c"
 
 
+@pytest.mark.slow
 def test_a_session_restart_never_writes_or_creates_a_host_file(open_session, canary, tmp_path):
     """Finding 2: a cell replaced the kernel log (and the connection file) by links and exited; at the
     restart the server opened them for writing as root and overwrote a root 0600 file with output
@@ -149,6 +150,7 @@ def listener(tmp_path):
     srv.close()
 
 
+@pytest.mark.slow
 def test_the_server_never_connects_to_a_socket_the_program_names(open_session, listener):
     """Finding 4: the kernel's ZeroMQ IPC socket files lived in the run-writable folder; replaced by
     links to a host listener and the kernel killed, the server's reconnects reached it 74 times, as
@@ -165,6 +167,7 @@ def test_the_server_never_connects_to_a_socket_the_program_names(open_session, l
     assert accepted == []
 
 
+@pytest.mark.slow
 def test_the_code_interpreter_never_shows_a_host_file(canary):
     """Finding 1 through the tool: two ``code_interpreter`` calls put the secret into the model's own
     observation (the first plants the links and kills the kernel, the second restarts it)."""
@@ -207,6 +210,7 @@ def test_display_and_error_text_are_capped_in_bytes_with_flags(run_jupyter):
     assert small.display == [{"text/plain": "'small'"}] and not small.display_truncated
 
 
+@pytest.mark.slow
 def test_an_idle_session_computes_nothing(open_session):
     """Finding 9: a thread left by one cell used 4.4 CPU s in 4 s while the session was idle. Between
     cells every process of the session is frozen: the kernel's CPU time does not move while idle."""
@@ -220,6 +224,7 @@ def test_an_idle_session_computes_nothing(open_session):
     assert idle_cpu < 0.5, f"{idle_cpu:.2f} CPU s used in 3 s of idle time"
 
 
+@pytest.mark.slow
 def test_session_cpu_limit_counts_the_whole_session():
     """``session_cpu_limit`` was RLIMIT_CPU per process: two busy processes of one cell each stayed
     under it. It is now the CPU seconds of the whole session (its cgroup): the cell that reaches it
@@ -242,6 +247,7 @@ def test_session_cpu_limit_counts_the_whole_session():
         sandbox.sessions.close_all()
 
 
+@pytest.mark.slow
 def test_a_message_over_the_size_cap_is_refused_and_flagged(local_sandbox):
     """One ZeroMQ message over the server's per-message cap (64 MiB) is refused by the server's
     socket instead of being held in its memory; the cell still ends, every flag says output was
@@ -267,6 +273,7 @@ print("after")
 """
 
 
+@pytest.mark.slow
 def test_messages_the_kernel_forges_are_dropped(run_jupyter):
     """A cell sent hand-made IOPub messages (no msg_id in the header, a list as content, a string as
     parent header): HTTP 500 (KeyError, AttributeError). They are dropped; the cell's own output stays."""
@@ -274,6 +281,7 @@ def test_messages_the_kernel_forges_are_dropped(run_jupyter):
     assert (r.status, r.cells[0].stdout, r.cells[1].stdout) == ("Success", "after\n", "next\n")
 
 
+@pytest.mark.slow
 def test_many_display_entries_and_error_records_stay_under_the_caps(local_sandbox):
     """Display bundles with 8 MiB MIME names and empty values (335 MB, no flag), and 20,000 error
     records of a 1 KiB name (13 MB, no flag), passed the per-cell caps: names and entries count too."""
@@ -287,6 +295,7 @@ def test_many_display_entries_and_error_records_stay_under_the_caps(local_sandbo
     assert big_errors.error_truncated and size(big_errors.error) <= 2 << 20
 
 
+@pytest.mark.slow
 def test_a_flooded_shell_socket_does_not_hold_a_cell_past_its_timeout(open_session):
     """A cell flooding the shell socket with signed execute_reply frames kept a timeout=5 cell for 40 s
     (the drain never returned to the deadline). The cell ends within its timeout and grace."""
@@ -326,6 +335,7 @@ def test_a_cell_that_takes_the_folder_away_does_not_break_the_session(open_sessi
     assert (r.status, r.stdout) == ("Success", "0o700\n"), r.message
 
 
+@pytest.mark.slow
 def test_what_a_kernel_prints_to_its_descriptors_counts_against_the_disk_quota():
     """A cell writing to descriptor 1 filled the server's log file on the host disk (256 MiB per
     kernel, outside the run's disk quota). The log lives on the run's own disk now."""
@@ -339,6 +349,7 @@ def test_what_a_kernel_prints_to_its_descriptors_counts_against_the_disk_quota()
         sandbox.sessions.close_all()
 
 
+@pytest.mark.slow
 def test_run_jupyter_is_clamped_to_max_run_timeout():
     """``total_timeout: 1e9`` ran a kernel past the server's 300 s ``max_run_timeout`` (the deadline
     used the unclamped value)."""

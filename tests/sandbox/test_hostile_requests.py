@@ -62,6 +62,7 @@ def run_tests(request, local_sandbox):
     return lambda body: httpx.post(f"{url}/run_tests", json=body, timeout=120).json()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plant", ["mkfifo in.txt", "ln -s /etc/hostname in.txt", "mkdir in.txt"])
 def test_a_case_file_replaces_what_the_compile_step_planted(processor, run_tests, plant):
     """A FIFO at a case file's name hung a server slot for good (the open waited for a reader; SIGTERM

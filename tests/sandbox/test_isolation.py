@@ -60,6 +60,7 @@ def run(srv, code: str, **kw) -> dict:
     return r.json()
 
 
+@pytest.mark.slow
 def test_health_states_active_protections(server):
     iso = server.health["isolation"]
     assert iso["environment_scrubbed"] is True
@@ -116,6 +117,7 @@ def test_file_reader_cannot_read_server_files(server):
         "Success", "FileNotFoundError\nFileNotFoundError\n['.gocache', '.jvm', '.pch', 'run-*']\n"), r
 
 
+@pytest.mark.slow
 @needs_root
 def test_other_runs_folder_is_unreadable(server):
     """Run B cannot read a file in run A's folder while A is still running."""

@@ -78,6 +78,7 @@ def stdout_of(srv, code: str, **kw) -> str:
     return r["run_result"]["stdout"]
 
 
+@pytest.mark.slow
 def test_health_tells_every_protection_is_on(server):
     iso = httpx.get(f"{server.url}/health").json()["isolation"]
     on = {k: iso[k] for k in ("isolation", "filesystem_view", "pid_namespace", "unprivileged_user",
@@ -222,6 +223,7 @@ def test_seccomp_answers_eperm_to_escape_calls(server):
     assert stdout_of(server, code) == "".join(f"{name} -1 1\n" for name in calls)
 
 
+@pytest.mark.slow
 def test_a_fork_bomb_is_answered_tle_within_3s(server):
     code = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
     start = time.monotonic()
@@ -233,6 +235,7 @@ def test_a_fork_bomb_is_answered_tle_within_3s(server):
     assert wall <= 3.0 * load_per_core(), wall
 
 
+@pytest.mark.slow
 def test_cpu_time_of_four_worker_processes_is_their_sum(server):
     code = ("import multiprocessing as mp, time\n"
             "def burn(_):\n    t = time.process_time()\n    while time.process_time() - t < 0.5:\n        pass\n"
@@ -245,6 +248,7 @@ def test_cpu_time_of_four_worker_processes_is_their_sum(server):
     assert workers <= r["run_result"]["cpu_time"] <= workers + 1.0, r["run_result"]
 
 
+@pytest.mark.slow
 def test_orphans_and_background_sleeps_of_30_concurrent_runs_leave_nothing(server):
     marker = unique_sleep()
     code = ("import os, subprocess\n"

@@ -11,6 +11,7 @@ import base64
 import time
 
 import httpx
+import pytest
 
 from tests.sandbox.procs import alive_with, unique_sleep, zombies_of
 
@@ -29,6 +30,7 @@ def test_cells_run_in_order_sharing_state_and_errors_do_not_stop_the_notebook(ru
     assert all(not c.error for i, c in enumerate(r.cells) if i != 4)
 
 
+@pytest.mark.slow
 def test_cell_timeout_is_honoured_and_finished_cells_are_returned(run_jupyter):
     """cell_timeout=1: the sleeping cell is cut at about 1 s, keeps its partial output and records the
     error; the cells before it are returned; the cell after it never runs; the request is Failed."""
@@ -47,6 +49,7 @@ def test_cell_timeout_is_honoured_and_finished_cells_are_returned(run_jupyter):
     assert 1.0 <= r.driver.execution_time < 5.0
 
 
+@pytest.mark.slow
 def test_total_timeout_bounds_all_cells(run_jupyter):
     """total_timeout=2 with no cell_timeout: the endless cell is cut by the total budget."""
     r = run_jupyter({"cells": ["x = 1", "while True:\n    x += 1", "print('never')"], "total_timeout": 2})
@@ -74,6 +77,7 @@ def test_each_request_gets_a_fresh_kernel(run_jupyter):
     assert [e["ename"] for e in r.cells[0].error] == ["NameError"]
 
 
+@pytest.mark.slow
 def test_kernel_and_its_children_are_gone_after_a_timeout(run_jupyter, local_sandbox):
     """The kernel is always shut down: a background child of a timed-out cell does not survive."""
     marker = unique_sleep()
@@ -95,6 +99,7 @@ def test_kernel_death_is_a_failed_run_not_a_hang(run_jupyter):
     assert r.cells[1].error[0]["ename"] == "KernelDied"
 
 
+@pytest.mark.slow
 def test_output_flood_is_capped(run_jupyter):
     """A cell printing without end keeps at most the output cap (1 MiB) and times out."""
     r = run_jupyter({"cells": ["while True:\n    print('a' * 1000)"], "total_timeout": 2})
@@ -123,6 +128,7 @@ def test_malformed_jupyter_requests_are_422(live_server):
     assert r.status_code == 422 and "files" in r.text
 
 
+@pytest.mark.slow
 def test_repeated_notebooks_leak_no_fds_threads_or_children(local_sandbox):
     """Each kernel, its sockets and its client threads are released: after 6 notebooks (one timing
     out) this process's fds, threads and children are back at baseline."""

@@ -124,6 +124,7 @@ def test_deep_recursion_has_a_256MiB_stack(local_sandbox):
     assert (r.status, r.run_result.stdout) == ("Success", "500000\n"), r
 
 
+@pytest.mark.slow
 def test_fork_bomb_is_capped_and_cleaned(run_code):
     """A fork bomb hits the process cap, ends as TimeLimitExceeded, and no process of it survives."""
     marker = unique_sleep()

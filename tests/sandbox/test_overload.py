@@ -66,6 +66,7 @@ def test_bug_031_cpu_bound_burst_has_stable_verdicts(live_server):
     assert verdicts[0] == verdicts[1] == verdicts[2]
 
 
+@pytest.mark.slow
 def test_bug_031_cpu_starved_program_is_not_a_timeout():
     """BUG-031's kind: with 16 busy processes competing for 2 cores, a ~0.5 s CPU program takes
     longer than its 2.75 s wall cap; the cap stretches by its run-queue wait, so it still passes,

@@ -73,6 +73,7 @@ PROGRAMS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_precompiled_header_never_changes_a_program(with_pch, name):
     without = LocalSandbox(prebuilt_artifacts=False, compile_cache_MB=0)
@@ -85,6 +86,7 @@ def test_precompiled_header_never_changes_a_program(with_pch, name):
         assert a.run_result.return_code != 0 and "Error" in a.run_result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("javac"), reason="javac not installed")
 def test_javac_archive_is_used_and_classes_are_identical(tmp_path):
     sb = LocalSandbox(compile_cache_MB=0)

@@ -25,6 +25,7 @@ MiB = 1 << 20
     ("import threading, time\nthreading.Thread(target=time.sleep, args=(3600,)).start()\nprint(1)\n", "1\n", False),
     ("import time\ntime.sleep(60)\n", "", False),
 ], ids=["a-alarm-ignored-busy-loop", "b-non-daemon-thread", "c-sleep-no-cpu"])
+@pytest.mark.slow
 def test_bug032_outer_wall_limit_beats_alarm_threads_and_sleep(run_code, code, partial, busy):
     """BUG-032: Failed + TimeLimitExceeded at about 2 s (<= 3 s) for run_timeout=2; (b) keeps "1\\n".
 
@@ -47,6 +48,7 @@ def test_bug032_outer_wall_limit_beats_alarm_threads_and_sleep(run_code, code, p
 
 
 # ----------------------------------------------------------------------------- BUG-033
+@pytest.mark.slow
 def test_bug033_timeout_returns_in_time(run_code):
     """BUG-033: run_timeout=1 on time.sleep(30) -> TimeLimitExceeded within about 1.5 s."""
     start = time.monotonic()
@@ -58,6 +60,7 @@ def test_bug033_timeout_returns_in_time(run_code):
     assert elapsed < 10  # the call itself returns promptly (HTTP + interpreter start included)
 
 
+@pytest.mark.slow
 def test_bug033_no_process_of_the_run_survives_timeout(run_code):
     """BUG-033: immediately after the TLE, no process from the run exists (found by a unique argv)."""
     marker = unique_sleep()
@@ -84,6 +87,7 @@ def test_bug034a_background_child_is_killed_after_exit(run_code):
     assert zombies_of(run_code.pid) == []
 
 
+@pytest.mark.slow
 def test_bug034b_timeout_leaves_no_survivor_or_zombie(run_code):
     """BUG-034 (b): Popen(sleep) + busy loop, run_timeout=1 -> TLE, no survivors, no zombies."""
     marker = unique_sleep()
@@ -158,6 +162,7 @@ def test_bug041b_flood_is_capped_and_terminated(run_code, live_server_process):
     assert rss_MiB(run_code.pid) - before < 64
 
 
+@pytest.mark.slow
 def test_bug041c_output_before_a_timeout_is_kept(run_code):
     """BUG-041 (c): print('partial') then sleep(10), run_timeout=1 -> TLE with stdout "partial\\n"."""
     r = run_code({"code": "print('partial')\nimport time\ntime.sleep(10)", "language": "python", "run_timeout": 1})

@@ -38,6 +38,7 @@ def test_sessions_share_nothing(open_session):
     assert r.stdout == "False False\n"
 
 
+@pytest.mark.slow
 def test_bug_035_timeout_interrupts_keeps_state_and_partial_output(open_session):
     """A busy loop past timeout=2 is interrupted: stdout before it is kept, the error is
     TimeLimitExceeded, state is kept (x still there)."""
@@ -51,6 +52,7 @@ def test_bug_035_timeout_interrupts_keeps_state_and_partial_output(open_session)
     assert s.run("print(x)").stdout == "7\n"
 
 
+@pytest.mark.slow
 def test_a_cell_that_ignores_the_interrupt_is_killed_with_its_children_and_state_is_lost(open_session):
     """SIGINT ignored: after the grace the kernel and its background child are killed; the result
     says state lost; the next call runs in a fresh kernel where x is gone but the file stays."""
@@ -149,6 +151,7 @@ def test_session_cells_get_the_isolation_of_run_code(open_session, embedded):
     assert ids == "True True False True [(1, 'lo')]" and cgroup == "True True"
 
 
+@pytest.mark.slow
 async def test_async_face_runs_sessions_concurrently(open_session):
     """arun from an event loop: two sessions' cells run at once and return their own values."""
     a, b = open_session(), open_session()

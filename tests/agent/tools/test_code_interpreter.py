@@ -46,6 +46,7 @@ async def call(tool, instance, **params) -> str:
     return response.text
 
 
+@pytest.mark.slow
 async def test_bug_118_state_persists_within_a_trajectory_and_never_across(tool):
     """BUG-118: T1's four calls print "42 2" and "hi"; T2, concurrent on the same prompt, sees
     neither the name nor the file (False, False)."""
@@ -76,6 +77,7 @@ def test_bug_118_the_description_states_the_real_persistence_time_limit_and_budg
     assert params["required"] == ["code"] and set(params["properties"]) == {"code", "timeout", "reset"}
 
 
+@pytest.mark.slow
 async def test_bug_035_timeout_keeps_partial_output_and_says_state_kept(tool):
     """BUG-035: a busy loop with timeout=2 shows step1 and the timeout line; the next call shows
     `a` and the ZeroDivisionError traceback tail; the state survived the timeout."""
@@ -94,6 +96,7 @@ async def test_bug_035_timeout_keeps_partial_output_and_says_state_kept(tool):
     assert third == "[ok]\n[value]\n1"
 
 
+@pytest.mark.slow
 async def test_bug_035_model_timeout_and_language_are_clamped(tool):
     """timeout=1000 runs under max_timeout=5 (the line says 5 s); `language` is not a parameter of
     a python-only tool, so TrajectoryTools rejects it without calling the tool."""
@@ -104,6 +107,7 @@ async def test_bug_035_model_timeout_and_language_are_clamped(tool):
         assert bad.status == "invalid_arguments"
 
 
+@pytest.mark.slow
 async def test_never_no_stdout_here_and_exact_status_lines(tool):
     """An empty cell, a dead kernel and a memory kill each get their own fixed line (never
     "no stdout here"); after the kill the next call works in a fresh interpreter."""
@@ -123,6 +127,7 @@ async def test_never_no_stdout_here_and_exact_status_lines(tool):
     assert "no stdout here" not in empty + died + after + memory
 
 
+@pytest.mark.slow
 async def test_reset_takes_effect_even_if_the_cell_fails(tool):
     """reset=true with a failing cell: the fresh interpreter is kept (x stays gone afterwards)."""
     t, _ = await tool.create()
@@ -136,6 +141,7 @@ async def test_reset_takes_effect_even_if_the_cell_fails(tool):
     assert after == "[ok]\n[value]\nFalse"
 
 
+@pytest.mark.slow
 async def test_output_is_cut_to_the_budget_keeping_head_tail_and_status():
     """output_budget=300 characters: a 10 000-character print becomes exactly 300 characters with
     the status line, the start, the end and a marker giving the count cut."""

@@ -165,6 +165,7 @@ async def test_schemas_are_the_full_json_schemas():
     assert schema["function"]["parameters"]["properties"]["n"]["default"] == 1
 
 
+@pytest.mark.slow
 async def test_process_tool_timeout_kills_the_worker_and_the_next_call_gets_a_new_one(tmp_path):
     pidfile = tmp_path / "pid"
     async with TrajectoryTools([sleepy_pid], timeout_s=5) as tt:
@@ -207,6 +208,7 @@ def hang_or_boom(code: str) -> str:
     return f"ran {code}"
 
 
+@pytest.mark.slow
 async def test_bug_117_a_hung_tool_does_not_hold_the_group_and_an_exception_does_not_lose_it():
     """BUG-117, tool side: n = 4, tool_timeout_s = 5; trajectory 2 hangs in a thread, 3 raises."""
     metrics = ToolMetrics()
@@ -253,6 +255,7 @@ def _pipes() -> set[str]:
     return out
 
 
+@pytest.mark.slow
 async def test_process_tool_timeouts_leave_no_children_or_fds(tmp_path):
     import multiprocessing
     async with TrajectoryTools([sleepy_pid], timeout_s=30) as tt:  # starts multiprocessing's resource tracker once
@@ -277,6 +280,7 @@ async def test_process_tool_timeouts_leave_no_children_or_fds(tmp_path):
     assert _pipes() == pipes_before
 
 
+@pytest.mark.slow
 async def test_bug_117_with_the_real_code_interpreter_the_hung_session_is_replaced_not_leaked():
     """A cell sleeping 10**6 s: the call is cut at tool_timeout_s, its session closed, the next call
     runs in a fresh one and says so; no session outlives the trajectory."""
