@@ -78,11 +78,12 @@ class _Meta:
 
 @dataclass
 class _Folder:
-    """One folder of the snapshot: its metadata, its files (name -> (content, metadata)), its subfolders."""
+    """One folder of the snapshot: its metadata, its files (name -> (content, metadata)), its
+    subfolders (name -> :class:`_Folder`): a tree, so memory is linear in the folders at any depth."""
 
     meta: Optional[_Meta] = None
     files: dict[str, tuple[bytes, _Meta]] = field(default_factory=dict)
-    folders: list[str] = field(default_factory=list)
+    folders: dict[str, "_Folder"] = field(default_factory=dict)
 
 
 #: Bytes of files a snapshot may hold (in the server's memory): a compile step can leave sparse files
@@ -123,24 +124,23 @@ class CaseReset:
                 self.scratch_meta[folder] = _Meta.of(fd)
             finally:
                 os.close(fd)
-        #: the snapshot: relative folder path (``()`` = the working folder) -> its :class:`_Folder`
-        self.folders: dict[tuple[str, ...], _Folder] = {}
+        #: the snapshot: the working folder's :class:`_Folder`
+        self.root = _Folder()
         fd = os.open(workdir, FOLDER)
         try:
-            walk(fd, self._take, self._took)
+            walk(fd, self._take, self._took, self.root)
         finally:
             os.close(fd)
-        root = self.folders[()].meta
+        root = self.root.meta
         root.mode = 0o700
         if uid is not None:
             root.uid = root.gid = uid
 
-    def _take(self, fd: int, path: tuple[str, ...]) -> list[str]:
-        folder = self.folders[path] = _Folder()
+    def _take(self, fd: int, folder: _Folder) -> list[tuple[str, _Folder]]:
         for name in sorted(os.listdir(fd)):
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
             if stat.S_ISDIR(st.st_mode):
-                folder.folders.append(name)
+                folder.folders[name] = _Folder()
             elif stat.S_ISREG(st.st_mode):
                 self._room -= st.st_size
                 if self._room < 0:
@@ -151,10 +151,11 @@ class CaseReset:
                     folder.files[name] = (_read(f, st.st_size), _Meta.of(f))
                 finally:
                     os.close(f)
-        return folder.folders
+        return list(folder.folders.items())
 
-    def _took(self, fd: int, path: tuple[str, ...]) -> None:
-        self.folders[path].meta = _Meta.of(fd)
+    @staticmethod
+    def _took(fd: int, folder: _Folder) -> None:
+        folder.meta = _Meta.of(fd)
 
     def restore(self) -> None:
         """Make the working folder what it was at the snapshot and empty the scratch folders.
@@ -178,32 +179,32 @@ class CaseReset:
         try:
             # first free all the space a case took (a full disk must not stop a file's restore),
             # then write back what differs
-            walk(fd, self._prune, lambda d, path: None)
-            walk(fd, self._restore_entries, lambda d, path: self.folders[path].meta.apply(d))
+            walk(fd, self._prune, lambda d, folder: None, self.root)
+            walk(fd, self._restore_entries, lambda d, folder: folder.meta.apply(d), self.root)
         finally:
             os.close(fd)
 
-    def _prune(self, fd: int, path: tuple[str, ...]) -> list[str]:
-        """Remove from the open folder ``fd`` (snapshot folder ``path``) every entry that is not in
+    @staticmethod
+    def _prune(fd: int, want: _Folder) -> list[tuple[str, _Folder]]:
+        """Remove from the open folder ``fd`` (snapshot folder ``want``) every entry that is not in
         the snapshot, or not of its type, and every file whose size or link count says it differs;
         return the snapshot's subfolders that are there."""
-        want = self.folders[path]
         make_writable(fd)
         folders = []
         for name in os.listdir(fd):
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
             if name in want.folders and stat.S_ISDIR(st.st_mode):
-                folders.append(name)
+                folders.append((name, want.folders[name]))
             elif not (name in want.files and stat.S_ISREG(st.st_mode) and st.st_nlink == 1
                       and st.st_size == len(want.files[name][0])):
                 remove_entry(fd, name)
         return folders
 
-    def _restore_entries(self, fd: int, path: tuple[str, ...]) -> list[str]:
-        """Restore the files of the open folder ``fd`` (snapshot folder ``path``, pruned) and make
+    @staticmethod
+    def _restore_entries(fd: int, want: _Folder) -> list[tuple[str, _Folder]]:
+        """Restore the files of the open folder ``fd`` (snapshot folder ``want``, pruned) and make
         its missing subfolders; they are restored after, its own metadata last (adding entries
         changes its mtime)."""
-        want = self.folders[path]
         for name in want.folders:
             try:
                 os.mkdir(name, 0o700, dir_fd=fd)
@@ -211,7 +212,7 @@ class CaseReset:
                 pass
         for name, (data, meta) in want.files.items():
             _restore_file(fd, name, data, meta)
-        return want.folders
+        return list(want.folders.items())
 
 
 def _restore_file(fd: int, name: str, data: bytes, meta: _Meta) -> None:

@@ -8,6 +8,7 @@ recipes in :mod:`judgebox.sandbox.languages`; notebook cells in :mod:`judgebox.s
 from __future__ import annotations
 
 import contextlib
+import errno
 import mmap
 import os
 import shutil
@@ -20,6 +21,7 @@ from typing import Callable, Iterator, Optional, Sequence
 from .cancel import Cancel, Cancelled
 from .case_reset import CaseReset, SnapshotTooLarge
 from .config import SandboxSettings
+from .errors import SandboxRequestError
 from .isolation.unit import Isolation, RunIsolation
 from .languages import RECIPES, Recipe, installed_languages, toolchain_env, toolchain_version
 from .limits import RunLimits
@@ -119,13 +121,15 @@ class Executor:
             return self.settings.default_memory_limit_MB
         return min(requested, self.settings.max_memory_limit_MB)
 
-    def limits(self, timeout: float) -> RunLimits:
-        """Per-command limits for a timeout in seconds (clamped to ``settings.max_run_timeout``)."""
+    def limits(self, timeout: float, output_left: Optional[int] = None) -> RunLimits:
+        """Per-command limits for a timeout in seconds (clamped to ``settings.max_run_timeout``);
+        ``output_left``: bytes of output the response may still carry (each stream gets half)."""
         s = self.settings
+        cap = s.output_limit_bytes if output_left is None else max(0, min(s.output_limit_bytes, output_left // 2))
         return RunLimits.for_timeout(
             min(timeout, s.max_run_timeout), max_processes=s.max_processes,
             max_file_size=s.max_file_size_bytes, max_open_files=s.max_open_files,
-            stack_bytes=s.stack_limit_bytes, output_limit=s.output_limit_bytes,
+            stack_bytes=s.stack_limit_bytes, output_limit=cap,
         )
 
     def unsupported(self, language: str) -> Optional[str]:
@@ -149,37 +153,40 @@ class Executor:
             iso: the request's isolation (:meth:`judgebox.sandbox.isolation.unit.Isolation.for_run`).
 
         Raises:
-            ValueError: a path resolves outside the directory.
+            SandboxRequestError: (422) the files do not fit the run's disk quota.
         """
-        write_files(iso.workdir, files, iso.user)
+        _write_request_files(iso.workdir, files, iso.user, "files")
         yield iso.workdir
 
     def command(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
-                iso: RunIsolation, stdin: Optional[str], cancel: Optional[Cancel] = None) -> CommandRunResult:
-        """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after ``stdin``.
+                iso: RunIsolation, stdin: Optional[str], cancel: Optional[Cancel] = None,
+                output_left: Optional[int] = None) -> CommandRunResult:
+        """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after
+        ``stdin``; ``output_left``: see :meth:`limits`.
 
         Raises:
             Cancelled: ``cancel`` was cancelled before the command started; cancelling it while the
                 command runs kills the command's processes (it then returns as killed).
         """
+        limits = self.limits(timeout, output_left)
         if cancel is None:
-            return to_command_result(self._process(argv, workdir, env, timeout, iso, stdin, iso.preexec))
+            return to_command_result(self._process(argv, workdir, env, limits, iso, stdin, iso.preexec))
         cancel.check()
         kill = CommandKill(iso)
         with cancel.watching(kill):
             try:
-                res = self._process(argv, workdir, env, timeout, iso, stdin, kill.preexec, kill.started)
+                res = self._process(argv, workdir, env, limits, iso, stdin, kill.preexec, kill.started)
             finally:
                 kill.finished()
         return to_command_result(res)
 
-    def _process(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
+    def _process(self, argv: Sequence[str], workdir: str, env: dict[str, str], limits: RunLimits,
                  iso: RunIsolation, stdin: Optional[str], preexec: Optional[Callable[[], None]],
                  started: Optional[Callable[[int], None]] = None) -> ProcessResult:
         fork = (self.forkserver if self.forkserver is not None and iso.setup is not None
                 and is_script_command(argv, self.settings.python) else None)
         return run_process(
-            argv, cwd=workdir, env=env, limits=self.limits(timeout), stdin=(stdin or "").encode(),
+            argv, cwd=workdir, env=env, limits=limits, stdin=(stdin or "").encode(),
             preexec=preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
             memory_exceeded=iso.memory_exceeded, seal=iso.seal, disk_exceeded=iso.disk_exceeded,
             cpu_seconds=iso.cpu_seconds, spawning=iso.spawning, forkserver=fork, setup=iso.setup,
@@ -308,6 +315,7 @@ class Executor:
                                               iso, cancel, request.cpp_std)
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together
+            output_left = self.settings.response_limit_bytes  # the same for the programs' output
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
                                           and compile_result.return_code == 0):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
@@ -321,7 +329,8 @@ class Executor:
                         reset.restore()  # every case starts from the same files (judgebox.sandbox.case_reset)
                     runs[i] = r = (self._case_files(workdir, case, i, iso.user)
                                    or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
-                                                   cancel))
+                                                   cancel, output_left))
+                    output_left -= len((r.stdout or "").encode()) + len((r.stderr or "").encode())
                     if case.fetch_files:
                         r.files = fetch(workdir, case.fetch_files, budget)
                     if stop_on_first_failure and overall_status(r) != RunStatus.Success:
@@ -343,7 +352,9 @@ class Executor:
         try:
             for rel in case.fetch_files:
                 remove_output(workdir, rel)
-            write_files(workdir, decode_files(case.files, "cases[].files"), uid)
+            _write_request_files(workdir, decode_files(case.files, "cases[].files"), uid, f"cases[{index}].files")
+        except SandboxRequestError:
+            raise
         except (OSError, ValueError) as exc:
             return CommandRunResult(status=CommandRunStatus.Error, stdout="",
                                     stderr=f"cases[{index}].files could not be written: {exc}")
@@ -430,6 +441,18 @@ def shared_go_cache(root: str) -> str:
         os.makedirs(path, mode=0o755, exist_ok=True)
         os.chmod(path, 0o755)
     return cache
+
+
+def _write_request_files(workdir: str, files: dict[str, bytes], uid: Optional[int], field: str) -> None:
+    """:func:`~judgebox.sandbox.runfs.write_files`; a full disk is the request's own excess (422)."""
+    try:
+        write_files(workdir, files, uid)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise
+        size = sum(len(d) for d in files.values())
+        raise SandboxRequestError(f"{field}: {size} bytes do not fit the run's disk (disk_limit_MB, "
+                                  f"{exc.strerror}); send smaller files or a larger disk_limit_MB") from None
 
 
 def _failed_compile(result: Optional[CommandRunResult], why: str) -> CommandRunResult:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 #: Comments, then string/char/text-block literals: removed before Java source is scanned for classes.
-_JAVA_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:\\.|[^\\])*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+# (an unclosed comment or text block runs to the end: one pass, never a rescan per opener)
+_JAVA_NOISE = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"""(?:\\.|[^\\])*?(?:"""|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
                          re.S)
 #: A type declaration, with the modifiers in front of it; or a brace.
 _JAVA_DECL = re.compile(r"((?:\b(?:public|final|abstract|static|sealed|strictfp)\s+)*)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import posixpath
 from enum import Enum
 from typing import Annotated, Any, Literal, Optional
@@ -117,21 +118,23 @@ def decode_files(files: dict[str, Optional[str]], field: str = "files") -> dict[
             out[rel] = base64.b64decode(content or "", validate=True)
         except (binascii.Error, ValueError) as exc:
             raise ValueError(f"{field}[{path!r}]: content is not valid base64 ({exc})") from exc
-    clash = sorted(rel for rel in out if rel in _parents(out))
+    clash = sorted(_folders_among(out, out))
     if clash:
         raise ValueError(f"{field}: {clash[0]!r} is a file and also the folder of another file; rename one of them")
     return out
 
 
-def _parents(paths) -> set[str]:
-    """Every folder above each of ``paths`` (relative, normalised)."""
-    out: set[str] = set()
+def _folders_among(paths, others) -> list[str]:
+    """The ``paths`` that are a folder of one of ``others`` (relative, normalised): each found by
+    bisecting the sorted ``others`` for ``path + "/"``, never by listing every parent folder (whose
+    text, for deep paths, grows with the square of the depth)."""
+    ordered = sorted(others)
+    found = []
     for rel in paths:
-        parent = posixpath.dirname(rel)
-        while parent:
-            out.add(parent)
-            parent = posixpath.dirname(parent)
-    return out
+        i = bisect.bisect_left(ordered, rel + "/")
+        if i < len(ordered) and ordered[i].startswith(rel + "/"):
+            found.append(rel)
+    return found
 
 
 def _unicode_text(value: str) -> str:
@@ -240,13 +243,14 @@ def _clash(files: set[str], language: str, source: str, outputs: tuple[str, ...]
         return (f"{source!r} is the file the {language} program itself is written to; rename that file "
                 "(it would replace the submitted code)")
     for rel in sorted(files):
-        for parent in sorted(_parents([rel])):
-            if parent == source or parent in outputs:
-                return (f"{rel!r} lies under {parent!r}, the {language} program's own file, not a folder; "
+        for own in (source, *outputs):
+            if own and rel.startswith(own + "/"):
+                return (f"{rel!r} lies under {own!r}, the {language} program's own file, not a folder; "
                         "put it in another folder")
-            if parent in request_files:
-                return f"{rel!r} lies under {parent!r}, a file of the request's files, not a folder; rename one of them"
-    folder = min(files & _parents(request_files), default=None)
+        under = _folders_among(request_files, [rel])
+        if under:
+            return f"{rel!r} lies under {min(under)!r}, a file of the request's files, not a folder; rename one of them"
+    folder = min(_folders_among(files, request_files), default=None)
     if folder is not None:
         return f"{folder!r} is a folder of the request's files, not a file; rename it"
     return None

@@ -15,7 +15,7 @@ import errno
 import os
 import posixpath
 import stat
-from typing import Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -178,6 +178,21 @@ def fetch(workdir: str, paths: list[str], budget: "FetchBudget | int") -> dict[s
     return out
 
 
+def remove_tree(path: str) -> None:
+    """Remove ``path`` and all it holds, through descriptors and without recursion (any depth); a
+    missing path or an entry that cannot be removed is left (errors are ignored)."""
+    try:
+        top = os.open(os.path.dirname(path) or ".", FOLDER)
+    except OSError:
+        return
+    try:
+        remove_entry(top, os.path.basename(path))
+    except OSError:
+        pass
+    finally:
+        os.close(top)
+
+
 def remove_entry(fd: int, name: str) -> None:
     """Remove ``name`` from the open folder ``fd``: a folder with all it holds, else the entry
     itself (a link is removed, never followed)."""
@@ -185,17 +200,17 @@ def remove_entry(fd: int, name: str) -> None:
         os.unlink(name, dir_fd=fd)
         return
 
-    def unlink_files(d: int, _: tuple[str, ...]) -> list[str]:
+    def unlink_files(d: int, _: Any) -> list[tuple[str, None]]:
         folders = []
         make_writable(d)
         for n in os.listdir(d):
             if stat.S_ISDIR(os.stat(n, dir_fd=d, follow_symlinks=False).st_mode):
-                folders.append(n)
+                folders.append((n, None))
             else:
                 os.unlink(n, dir_fd=d)
         return folders
 
-    def remove_folders(d: int, _: tuple[str, ...]) -> None:
+    def remove_folders(d: int, _: Any) -> None:
         for n in os.listdir(d):  # emptied by now
             os.rmdir(n, dir_fd=d)
 
@@ -207,36 +222,35 @@ def remove_entry(fd: int, name: str) -> None:
     os.rmdir(name, dir_fd=fd)
 
 
-def walk(fd: int, enter: Callable[[int, tuple[str, ...]], list[str]],
-          leave: Callable[[int, tuple[str, ...]], None]) -> None:
+def walk(fd: int, enter: Callable[[int, Any], Iterable[tuple[str, Any]]],
+         leave: Callable[[int, Any], None], state: Any = None) -> None:
     """Depth-first over the open folder ``fd`` and the folders below it, one descriptor at a time.
 
-    ``enter(folder_fd, path)`` handles a folder's own entries and returns the names of the
-    subfolders to visit (each must be a folder, not a link); ``leave(folder_fd, path)`` is called
-    once they all were. ``path`` is the tuple of names from ``fd``. The walk moves down by name
-    (``O_NOFOLLOW``) and back up by ``..``; ``fd`` itself stays open and unchanged.
+    ``enter(folder_fd, state)`` handles a folder's own entries and returns ``(name, state)`` of each
+    subfolder to visit (each must be a folder, not a link), ``leave(folder_fd, state)`` is called
+    once they all were; ``state`` is the caller's own per-folder value (``state`` for ``fd``). The
+    walk moves down by name (``O_NOFOLLOW``) and back up by ``..``, with no recursion and no copy of
+    the path: time and memory are linear in the folders visited, at any depth. ``fd`` stays open.
     """
-    path: list[str] = []
-    todo = [list(reversed(enter(fd, ())))]
+    stack = [(list(enter(fd, state))[::-1], state)]
     cur = os.dup(fd)
     try:
         while True:
-            if todo[-1]:
-                name = todo[-1].pop()
+            todo, here = stack[-1]
+            if todo:
+                name, below = todo.pop()
                 nxt = open_folder(cur, name)
                 os.close(cur)
                 cur = nxt
-                path.append(name)
-                todo.append(list(reversed(enter(cur, tuple(path)))))
+                stack.append((list(enter(cur, below))[::-1], below))
                 continue
-            leave(cur, tuple(path))
-            todo.pop()
-            if not path:
+            leave(cur, here)
+            stack.pop()
+            if not stack:
                 return
             nxt = os.open("..", FOLDER, dir_fd=cur)
             os.close(cur)
             cur = nxt
-            path.pop()
     finally:
         os.close(cur)
 

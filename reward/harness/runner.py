@@ -732,7 +732,10 @@ def _run_tests_process(requests, answers):
     try:
         ns = {"__builtins__": builtins, "__name__": "__judgebox_tests__", "__judgebox_eq__": judgebox_eq}
         if loaded.get("status") != "ok":
-            report(loaded.get("status", "error"), error=loaded.get("error", ""))
+            # the solution's process answers this: only the outcomes of its own loading count (a
+            # forged "test_error" would turn its wrong answer into a masked reward)
+            status = loaded.get("status")
+            report(status if status in ("compile_error", "error") else "error", error=str(loaded.get("error", "")))
         for name in loaded["callables"]:
             ns[name] = solution.proxy(name)
         for name, module in loaded["modules"].items():  # library modules the solution imported

@@ -44,6 +44,7 @@ from typing import Callable, ContextManager, Iterator, Optional, Sequence
 
 from judgebox.sandbox.config import SandboxSettings
 from judgebox.sandbox.limits import RunLimits, command_rlimits
+from judgebox.sandbox.runfs import remove_tree
 
 from . import cgroups, linux, pidns, seccomp
 from .childsetup import ChildSetup, compose, unshare_network
@@ -352,7 +353,7 @@ class Isolation:
                 folder = disk.workdir
             else:
                 folder = tempfile.mkdtemp(prefix="run-", dir=workdir)
-                stack.callback(shutil.rmtree, folder, True)
+                stack.callback(remove_tree, folder)  # any depth, no link followed
                 if uid is not None:
                     os.chown(folder, uid, uid)
             cg = None

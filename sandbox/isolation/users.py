@@ -12,6 +12,8 @@ import threading
 import time
 from typing import Iterator, Optional, Sequence
 
+from judgebox.sandbox.runfs import remove_tree
+
 from .kill import kill_until_gone
 
 
@@ -87,10 +89,7 @@ def remove_files_of(uid: int, folders: Sequence[str] = SHARED_TMP) -> int:
             try:
                 if entry.stat(follow_symlinks=False).st_uid != uid:
                     continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
+                remove_tree(entry.path)  # a folder of any depth, no link followed
                 removed += 1
             except OSError:
                 pass

@@ -94,13 +94,14 @@ PROC_MASKS: dict[str, Optional[str]] = {
     "cmdline": "sandbox\n",
     "sys/fs/file-nr": "0\t0\t0\n",
     "sys/fs/inode-nr": "0\t0\n",
+    "sys/fs/dentry-state": "0\t0\t45\t0\t0\t0\n",
     **dict.fromkeys(("diskstats", "interrupts", "softirqs", "zoneinfo", "buddyinfo", "kcore", "keys", "key-users",
                      "timer_list", "sched_debug", "latency_stats", "consoles", "devices", "misc", "iomem",
-                     "ioports"), ""),
-    **dict.fromkeys(("acpi", "scsi", "pressure"), None),
+                     "ioports", "locks"), ""),
+    **dict.fromkeys(("acpi", "scsi", "pressure", "bus"), None),
 }
 #: Bumped when the skeleton's layout changes (a new skeleton is built next to the old one).
-_LAYOUT = 3
+_LAYOUT = 4
 _COMPLETE = ".complete"
 
 

@@ -17,7 +17,8 @@ Semantics (SandboxFusion's wire format; ``cell_timeout`` honoured, unlike Sandbo
 * a kernel that dies mid-cell (``os._exit``, out of memory) gives ``ename="KernelDied"`` and
   ``Failed``; a kernel that cannot start at all is ``SandboxError`` (infrastructure, not a verdict);
 * each cell's stdout, stderr, display bundles and error text are capped at ``output_limit_bytes``
-  bytes each (flags ``stdout_truncated`` … ``error_truncated``);
+  bytes each (flags ``stdout_truncated`` … ``error_truncated``), and all cells together at
+  ``response_limit_bytes``;
 * the kernel's process group and every process of the run are killed when the request ends.
 """
 
@@ -101,13 +102,16 @@ def _run_cells(kernel: Kernel, request: RunJupyterRequest, cells: list[CellRunRe
     or the kernel's exit code when it died)."""
     start = time.monotonic()
     total_deadline = start + request.total_timeout
+    per_kind, output_left = kernel.cap, kernel.executor.settings.response_limit_bytes
     for index, code in enumerate(request.cells):
         cell = CellRunResult()
         cells.append(cell)
+        kernel.cap = max(0, min(per_kind, output_left // 4))  # 4 capped kinds: stdout, stderr, display, error
         cell_deadline = total_deadline
         if request.cell_timeout > 0:
             cell_deadline = min(total_deadline, time.monotonic() + request.cell_timeout)
         outcome = kernel.run_cell(code, cell, cell_deadline)
+        output_left -= len(cell.model_dump_json().encode())
         elapsed = round(time.monotonic() - start, 6)
         if outcome == "timeout":
             which = ("total_timeout", request.total_timeout) if cell_deadline == total_deadline \

@@ -42,7 +42,6 @@ import json
 import os
 import queue
 import secrets
-import shutil
 import signal
 import stat
 import subprocess
@@ -58,6 +57,7 @@ from judgebox.sandbox.isolation.unit import RunIsolation
 from judgebox.sandbox.languages import RECIPES
 from judgebox.sandbox.limits import RunLimits
 from judgebox.sandbox.models import CellRunResult
+from judgebox.sandbox.runfs import remove_tree
 from judgebox.sandbox.textcap import Budget, text_bytes
 
 #: RLIMIT_STACK (bytes) of a kernel where memory is capped by RLIMIT_DATA (no memory cgroup): the
@@ -74,6 +74,8 @@ MAX_MESSAGE_BYTES = 64 << 20
 IOPUB_QUEUE = 4
 #: Seconds spent collecting output still in flight when a cell times out.
 _DRAIN_S = 0.3
+#: Seconds a kernel gets to answer again after its IOPub socket was made anew (within the cell's deadline).
+_RESUBSCRIBE_S = 10.0
 #: Seconds to wait for the IOPub ``idle`` status after the cell's ``execute_reply`` arrived.
 _IDLE_AFTER_REPLY_S = 1.0
 _CHANNELS = ("shell", "iopub", "stdin", "control", "hb")
@@ -175,7 +177,7 @@ class KernelFiles:
         for fd in (*self._sockets.values(), self.fd):
             os.close(fd)
         self._sockets.clear()
-        shutil.rmtree(self.path, ignore_errors=True)  # descriptor-based: never follows a link out
+        remove_tree(self.path)  # descriptor-based, no recursion: never follows a link out, any depth
 
 
 class _Client(BlockingKernelClient):
@@ -196,8 +198,8 @@ class _Client(BlockingKernelClient):
                                    zmq.REQ if channel == "hb" else zmq.DEALER)
         sock.linger = 1000
         sock.setsockopt(zmq.MAXMSGSIZE, self.max_message)
+        sock.setsockopt(zmq.RCVHWM, IOPUB_QUEUE)  # what the server queues: the kernel's side holds the rest
         if channel == "iopub":
-            sock.setsockopt(zmq.RCVHWM, IOPUB_QUEUE)
             if self.iopub_events is not None:
                 self.iopub_events.close(linger=0)
             self.iopub_events = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
@@ -292,7 +294,9 @@ class Kernel:
         kc.deadline = time.monotonic() + KERNEL_STARTUP_TIMEOUT
         kc.max_message = max(MAX_MESSAGE_BYTES, 16 * self.cap)
         self.kc = kc
-        kc.start_channels(hb=False)
+        # shell and IOPub only: stdin (no input() is allowed) and control (interrupts are signals)
+        # would be sockets the kernel could fill with messages nobody reads
+        kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
         self._wait_ready(kc.deadline)
 
     def _wait_ready(self, deadline: float) -> None:
@@ -327,7 +331,7 @@ class Kernel:
             except queue.Empty:
                 return
 
-    def _resubscribe(self) -> None:
+    def _resubscribe(self, deadline: float) -> None:
         """A new IOPub socket after a refused message closed the old one (ZeroMQ does not reconnect
         after a protocol error), subscribed before the next cell is sent."""
         kc = self.kc
@@ -337,7 +341,7 @@ class Kernel:
             old.close()
         kc.iopub_channel.start()
         self._iopub_broken = False
-        self._wait_ready(time.monotonic() + KERNEL_STARTUP_TIMEOUT)
+        self._wait_ready(deadline)
 
     def stop(self) -> None:
         """Kill the kernel's process group and every process of the run; reap; close sockets and
@@ -440,7 +444,11 @@ class Kernel:
         kc = self.kc
         assert kc is not None
         if self._iopub_broken:
-            self._resubscribe()
+            try:
+                self._resubscribe(min(deadline, time.monotonic() + _RESUBSCRIBE_S))
+            except RuntimeError:  # the kernel does not answer any more: as good as dead
+                self.kill()
+                return "died"
         self._drain_shell(None)
         msg_id = kc.execute(code, allow_stdin=False, stop_on_error=False)
         budgets = _CellBudgets(self.cap)

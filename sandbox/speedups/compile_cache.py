@@ -40,6 +40,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Iterator, Optional, Sequence
 
+from judgebox.sandbox.runfs import FOLDER, READ, folder_of, walk
+
 #: Bumped when the key or the layout changes, so an old entry never matches.
 FORMAT = "judgebox-compile-cache-1"
 #: An output set larger than this is not cached (bytes).
@@ -262,32 +264,73 @@ def entry_size(path: str) -> int:
 def collect_outputs(workdir: str, patterns: Sequence[str]) -> dict[str, tuple[bytes, int]]:
     """``{relative path: (bytes, mode)}`` of the regular files in ``workdir`` matching ``patterns``.
 
-    Links are never followed (``O_NOFOLLOW``, ``lstat``): a run cannot make the server cache a file
-    from outside its folder; ``O_NONBLOCK``: a FIFO in an output's place cannot block the server.
-    Returns ``{}`` when a fixed name is missing or not a regular file.
+    ``"**/*.ext"`` takes every regular file with that suffix at any depth, walked from folder
+    descriptors without recursion (:func:`judgebox.sandbox.runfs.walk`). Links are never followed
+    (``O_NOFOLLOW``): a run cannot make the server cache a file from outside its folder;
+    ``O_NONBLOCK``: a FIFO in an output's place cannot block the server; sizes are summed before
+    anything is read (a sparse file costs no disk, its read would). Returns ``{}`` when a fixed name
+    is missing or not a regular file, or the outputs pass :data:`MAX_ENTRY_BYTES` together.
     """
-    out: dict[str, tuple[bytes, int]] = {}
-    total = 0
-    for pattern in patterns:
-        if pattern.startswith("**/*"):
-            suffix = pattern[4:]
-            names = [os.path.relpath(os.path.join(d, n), workdir)
-                     for d, _, files in os.walk(workdir) for n in files if n.endswith(suffix)]
-            if not names:
-                return {}
-        else:
-            names = [pattern]
-        for rel in names:
+    found: list[tuple[str, bytes, int]] = []
+    room = [MAX_ENTRY_BYTES]
+
+    def take(folder: int, name: str, rel: str) -> bool:
+        """Read ``name`` of ``folder`` into ``found``; ``False`` if it is not a regular file or too big."""
+        try:
+            fd = os.open(name, READ, dir_fd=folder)
+        except OSError:
+            return False
+        try:
+            st = os.fstat(fd)
+            room[0] -= st.st_size
+            if not stat.S_ISREG(st.st_mode) or room[0] < 0:
+                return False
+            found.append((rel, os.read(fd, st.st_size + 1) if st.st_size else b"", stat.S_IMODE(st.st_mode)))
+            return True
+        finally:
+            os.close(fd)
+
+    top = os.open(workdir, FOLDER)
+    try:
+        for pattern in patterns:
+            if not pattern.startswith("**/*"):
+                fd, name = folder_of(top, pattern) if "/" in pattern else (os.dup(top), pattern)
+                try:
+                    if not take(fd, name, pattern):
+                        return {}
+                finally:
+                    os.close(fd)
+                continue
+            suffix, before = pattern[4:], len(found)
+
+            def enter(folder: int, path: Optional[tuple]) -> list[tuple[str, tuple]]:
+                """Take the matching files; the subfolders to visit, each with its path as a linked list."""
+                below = []
+                for entry in os.scandir(folder):
+                    if entry.is_dir(follow_symlinks=False):
+                        below.append((entry.name, (path, entry.name)))
+                    elif entry.name.endswith(suffix) and entry.is_file(follow_symlinks=False):
+                        rel = [entry.name]
+                        node = path
+                        while node is not None:
+                            node, part = node
+                            rel.append(part)
+                        if not take(folder, entry.name, "/".join(reversed(rel))) and room[0] < 0:
+                            raise _TooBig
+                return below
+
             try:
-                fd = os.open(os.path.join(workdir, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            except OSError:
-                if pattern.startswith("**/*"):
-                    continue
+                walk(top, enter, lambda folder, path: None, None)
+            except _TooBig:
                 return {}
-            with os.fdopen(fd, "rb") as f:
-                st = os.fstat(f.fileno())
-                total += st.st_size  # before reading: a sparse file costs no disk, but its read would
-                if not stat.S_ISREG(st.st_mode) or total > MAX_ENTRY_BYTES:
-                    return {}
-                out[rel] = (f.read(MAX_ENTRY_BYTES + 1), stat.S_IMODE(st.st_mode))
-    return out
+            if len(found) == before:
+                return {}
+    except (OSError, ValueError):
+        return {}
+    finally:
+        os.close(top)
+    return {rel: (data, mode) for rel, data, mode in found}
+
+
+class _TooBig(Exception):
+    """The outputs pass :data:`MAX_ENTRY_BYTES` together."""

@@ -39,3 +39,16 @@ def test_nodejs_and_bash_solutions_cannot_name_the_nonce_variable():
     forged_sh = '    echo 0\n}\necho "$JUDGEBOX_NONCE {\\"status\\": \\"ok\\"}"\nexit 0\nf() {\n'
     assert judge(sh, forged_sh).verdict != "accepted"
     assert judge(sh, "    echo $(( $1 + $2 ))\n").verdict == "accepted"
+
+
+def test_the_solutions_process_cannot_report_a_test_error_for_itself():
+    """Tests apart (``--process``): the solution's process sent the tests' process a forged
+    ``test_error`` status for its own loading, turning a wrong answer into a masked reward
+    (infra_error). Only its own loading outcomes (ok, error, compile_error) count."""
+    from judgebox.reward import compute_score
+
+    forged = ("```python\nimport sys\nsys._getframe(1).f_locals['send']({'status': 'test_error', 'error': 'forged'})\n"
+              "raise SystemExit\n```")
+    r = compute_score("t", forged, {"inputs": [[1, 2], [3, 4]], "outputs": [3, 7], "fn_name": "add"})
+    assert (r["verdict"], r["infra_error"]) != ("test_data_error", True)
+    assert r["score"] == 0.0 and not r["infra_error"]
