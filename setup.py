@@ -26,20 +26,21 @@ CODE_DIRS = {"judgebox": "judgebox", "sandbox": "judgebox.sandbox", "reward": "j
 DATA_DIRS = {"datasets": "judgebox.datasets", "configs": "judgebox.configs"}
 
 package_dir: dict[str, str] = {}
-packages: list[str] = []
-for src, pkg in CODE_DIRS.items():
-    package_dir[pkg] = src
-    packages.append(pkg)
-    for sub in find_packages(src):
-        package_dir[f"{pkg}.{sub}"] = f"{src}/{sub.replace('.', '/')}"
-        packages.append(f"{pkg}.{sub}")
-data: list[str] = []
-for src, pkg in DATA_DIRS.items():
-    package_dir[pkg] = src
-    data.append(pkg)
-    for sub in find_namespace_packages(src):
-        package_dir[f"{pkg}.{sub}"] = f"{src}/{sub.replace('.', '/')}"
-        data.append(f"{pkg}.{sub}")
+
+
+def mapped(folders: dict[str, str], find) -> list[str]:
+    """The packages of each repository folder (``find`` lists its subpackages), entered in ``package_dir``."""
+    out = []
+    for src, pkg in folders.items():
+        for sub in ["", *find(src)]:
+            name = f"{pkg}.{sub}" if sub else pkg
+            package_dir[name] = f"{src}/{sub.replace('.', '/')}" if sub else src
+            out.append(name)
+    return out
+
+
+packages = mapped(CODE_DIRS, find_packages)
+data = mapped(DATA_DIRS, find_namespace_packages)
 
 setup(
     packages=packages + data,

@@ -106,11 +106,11 @@ def _run_cells(kernel: Kernel, request: RunJupyterRequest, cells: list[CellRunRe
     for index, code in enumerate(request.cells):
         cell = CellRunResult()
         cells.append(cell)
-        kernel.cap = max(0, min(per_kind, output_left // 4))  # 4 capped kinds: stdout, stderr, display, error
         cell_deadline = total_deadline
         if request.cell_timeout > 0:
             cell_deadline = min(total_deadline, time.monotonic() + request.cell_timeout)
-        outcome = kernel.run_cell(code, cell, cell_deadline)
+        # 4 capped kinds (stdout, stderr, display, error) share what the response has left
+        outcome = kernel.run_cell(code, cell, cell_deadline, cap=max(0, min(per_kind, output_left // 4)))
         output_left -= len(cell.model_dump_json().encode())
         elapsed = round(time.monotonic() - start, 6)
         if outcome == "timeout":

@@ -421,7 +421,8 @@ class Kernel:
 
     # ---------------------------------------------------------------- cells
     def run_cell(self, code: str, cell: CellRunResult, deadline: float,
-                 interrupt_grace: Optional[float] = None, over_budget: Optional[Callable[[], bool]] = None) -> str:
+                 interrupt_grace: Optional[float] = None, over_budget: Optional[Callable[[], bool]] = None,
+                 cap: Optional[int] = None) -> str:
         """Execute one cell, collecting its output into ``cell`` until the kernel is idle.
 
         Args:
@@ -436,6 +437,7 @@ class Kernel:
                 dropped from ``cell.error``).
             over_budget: called while waiting; ``True`` ends the cell as ``"budget"`` (the caller
                 kills the kernel).
+            cap: bytes each kind of output may take in this cell (default ``output_limit_bytes``).
 
         Returns:
             ``"ok"`` (idle), ``"interrupted"`` (stopped by the interrupt, kernel alive, state kept),
@@ -451,7 +453,7 @@ class Kernel:
                 return "died"
         self._drain_shell(None)
         msg_id = kc.execute(code, allow_stdin=False, stop_on_error=False)
-        budgets = _CellBudgets(self.cap)
+        budgets = _CellBudgets(self.cap if cap is None else cap)
         outcome = self._collect(msg_id, cell, budgets, deadline, over_budget)
         if outcome in ("ok", "died", "budget"):
             return outcome

@@ -169,10 +169,7 @@ class KernelSession:
             if self._cleaned:
                 return
             self._cleaned = True
-            if self.kernel is not None:
-                self.kernel.stop()
-                self.kernel.close_log()
-                self.kernel = None
+            self._stop_kernel()
             self._stack.close()
 
     def info(self) -> SessionInfo:
