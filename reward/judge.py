@@ -38,7 +38,7 @@ from .checkers import get_checker
 from .checkers.checker import JURY_CHECKED, checker_outcomes, checker_request, problem_key
 from .checkers.float import EPS, values_close
 from .harness import build_plan, sandbox_language
-from .harness.protocol import marker, test_lines, without_protocol
+from .harness.protocol import marker, out_of_time, test_lines, without_protocol
 from .spec import TestDataError, TestSpec
 from .verdict import Judgement, TestResult, Verdict
 
@@ -224,8 +224,8 @@ class _Judging:
 
         A test counts as passed only from its own nonce line; the first test without a line gets
         the whole run's verdict (timeout, crash, early exit, ...), the rest are ``skipped``; a test
-        whose CPU and wall time both exceed ``run_timeout`` is a timeout (the process limit is their
-        sum).
+        that was out of time by the run step's rule (:func:`out_of_time`) is a timeout (the process
+        limit is their sum).
         """
         n = self.spec.n_tests
         if run is None:
@@ -249,9 +249,8 @@ class _Judging:
                 continue
             verdict = named.get(line.get("status"), Verdict.runtime_error)
             seconds, cpu = line.get("seconds"), line.get("cpu")
-            times = [t for t in (seconds, cpu) if isinstance(t, (int, float))]
-            if verdict == Verdict.accepted and times and min(times) > self.spec.run_timeout:
-                verdict = Verdict.time_limit_exceeded  # the sandbox's rule: CPU and wall both over
+            if verdict == Verdict.accepted and out_of_time(line, self.spec.run_timeout):
+                verdict = Verdict.time_limit_exceeded
             results.append(TestResult(index=i, verdict=verdict, execution_time=seconds, cpu_time=cpu,
                                       stderr=str(line.get("error") or "")[-_HEAD:]))
         return results

@@ -22,6 +22,7 @@ from .cancel import Cancel, Cancelled
 from .case_reset import CaseReset, SnapshotTooLarge
 from .config import SandboxSettings
 from .errors import SandboxRequestError
+from .isolation.disk import scratch_path
 from .isolation.unit import Isolation, RunIsolation
 from .languages import RECIPES, Recipe, installed_languages, toolchain_env, toolchain_version
 from .limits import RunLimits
@@ -121,15 +122,16 @@ class Executor:
             return self.settings.default_memory_limit_MB
         return min(requested, self.settings.max_memory_limit_MB)
 
-    def limits(self, timeout: float, output_left: Optional[int] = None) -> RunLimits:
+    def limits(self, timeout: float, output_left: Optional[int] = None, wall_clock: bool = True) -> RunLimits:
         """Per-command limits for a timeout in seconds (clamped to ``settings.max_run_timeout``);
-        ``output_left``: bytes of output the response may still carry (each stream gets half)."""
+        ``output_left``: bytes of output the response may still carry (each stream gets half);
+        ``wall_clock``: the run step's time rule, ``False`` for the compile step's (see :class:`RunLimits`)."""
         s = self.settings
         cap = s.output_limit_bytes if output_left is None else max(0, min(s.output_limit_bytes, output_left // 2))
         return RunLimits.for_timeout(
             min(timeout, s.max_run_timeout), max_processes=s.max_processes,
             max_file_size=s.max_file_size_bytes, max_open_files=s.max_open_files,
-            stack_bytes=s.stack_limit_bytes, output_limit=cap,
+            stack_bytes=s.stack_limit_bytes, output_limit=cap, wall_clock=wall_clock,
         )
 
     def unsupported(self, language: str) -> Optional[str]:
@@ -149,26 +151,28 @@ class Executor:
         removed with it) with ``files`` written into it, owned by the run uid.
 
         Args:
-            files: ``{relative path: content bytes}`` (already validated by the request model).
+            files: ``{path: content bytes}`` (already validated by the request model); an absolute
+                path is written to the run's own scratch mount (:func:`on_disk`).
             iso: the request's isolation (:meth:`judgebox.sandbox.isolation.unit.Isolation.for_run`).
 
         Raises:
-            SandboxRequestError: (422) the files do not fit the run's disk quota.
+            SandboxRequestError: (422) the files do not fit the run's disk quota, or one is absolute
+                and the run has no private view.
         """
-        _write_request_files(iso.workdir, files, iso.user, "files")
+        _write_request_files(iso, files, "files")
         yield iso.workdir
 
     def command(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
                 iso: RunIsolation, stdin: Optional[str], cancel: Optional[Cancel] = None,
-                output_left: Optional[int] = None) -> CommandRunResult:
+                output_left: Optional[int] = None, wall_clock: bool = True) -> CommandRunResult:
         """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after
-        ``stdin``; ``output_left``: see :meth:`limits`.
+        ``stdin``; ``output_left``, ``wall_clock``: see :meth:`limits`.
 
         Raises:
             Cancelled: ``cancel`` was cancelled before the command started; cancelling it while the
                 command runs kills the command's processes (it then returns as killed).
         """
-        limits = self.limits(timeout, output_left)
+        limits = self.limits(timeout, output_left, wall_clock)
         if cancel is None:
             return to_command_result(self._process(argv, workdir, env, limits, iso, stdin, iso.preexec))
         cancel.check()
@@ -190,7 +194,7 @@ class Executor:
             preexec=preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
             memory_exceeded=iso.memory_exceeded, seal=iso.seal, disk_exceeded=iso.disk_exceeded,
             cpu_seconds=iso.cpu_seconds, spawning=iso.spawning, forkserver=fork, setup=iso.setup,
-            started=started,
+            started=started, pids=iso.pids,
         )
 
     def compile(self, recipe: Recipe, code: str, files: dict[str, bytes], workdir: str, env: dict[str, str],
@@ -208,7 +212,7 @@ class Executor:
         run_argv = argv + self.speedups(argv)
         cache = self.compile_cache
         if cache is None or not recipe.outputs:
-            return self.command(run_argv, workdir, env, timeout, iso, None, cancel)
+            return self.command(run_argv, workdir, env, timeout, iso, None, cancel, wall_clock=False)
         key = compile_key(recipe.name, argv, self._toolchain_id(recipe), files)
         with cache.flight(key):
             hit = cache.lookup(key)
@@ -221,7 +225,7 @@ class Executor:
                                             cpu_time=0.0, return_code=0, stdout=hit.stdout, stderr=hit.stderr)
                 except (OSError, ValueError):
                     pass  # a request file is in the way: compile as on a miss
-            result = self.command(run_argv, workdir, env, timeout, iso, None, cancel)
+            result = self.command(run_argv, workdir, env, timeout, iso, None, cancel, wall_clock=False)
             if (result.status == CommandRunStatus.Finished and result.return_code == 0
                     and not (result.stdout_truncated or result.stderr_truncated)):
                 cache.store(key, workdir, recipe.outputs, result.stdout, result.stderr)
@@ -313,6 +317,13 @@ class Executor:
             if recipe.compile:
                 compile_result = self.compile(recipe, request.code, files, workdir, env, request.compile_timeout,
                                               iso, cancel, request.cpp_std)
+            for path in request.fetch_files:  # an absolute path is refused before anything runs
+                on_disk(iso, path, "fetch_files")
+            for i, case in enumerate(cases):
+                for field, paths in (("files", case.files), ("fetch_files", case.fetch_files)):
+                    for path in paths:
+                        on_disk(iso, path, f"cases[{i}].{field}")
+            absolute = {p: data for p, data in files.items() if p.startswith("/")}  # emptied by each reset
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together
             output_left = self.settings.response_limit_bytes  # the same for the programs' output
@@ -327,32 +338,33 @@ class Executor:
                 for i, case in enumerate(cases):
                     if i and reset is not None:
                         reset.restore()  # every case starts from the same files (judgebox.sandbox.case_reset)
-                    runs[i] = r = (self._case_files(workdir, case, i, iso.user)
+                        _write_request_files(iso, absolute, "files")
+                    runs[i] = r = (self._case_files(iso, case, i)
                                    or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
                                                    cancel, output_left))
                     output_left -= len((r.stdout or "").encode()) + len((r.stderr or "").encode())
                     if case.fetch_files:
-                        r.files = fetch(workdir, case.fetch_files, budget)
+                        r.files = fetch_run_files(iso, case.fetch_files, budget)
                     if stop_on_first_failure and overall_status(r) != RunStatus.Success:
                         break
             resp = RunTestsResponse(
                 status=overall_status(compile_result, *runs), message=_message(compile_result, runs),
                 compile_result=compile_result, run_results=runs, executor_pod_name=pod,
             )
-            return resp, fetch(workdir, request.fetch_files, budget)
+            return resp, fetch_run_files(iso, request.fetch_files, budget)
 
 
     @staticmethod
-    def _case_files(workdir: str, case: TestCaseInput, index: int, uid: Optional[int]) -> Optional[CommandRunResult]:
+    def _case_files(iso: RunIsolation, case: TestCaseInput, index: int) -> Optional[CommandRunResult]:
         """Write a case's extra files and remove its ``fetch_files`` (an earlier case's output must not
         count); an ``Error`` result if one cannot be written (the request model rejects every clash
         it can see: a case file under the program's own file or a request file)."""
         if not case.files and not case.fetch_files:
             return None
         try:
-            for rel in case.fetch_files:
-                remove_output(workdir, rel)
-            _write_request_files(workdir, decode_files(case.files, "cases[].files"), uid, f"cases[{index}].files")
+            for path in case.fetch_files:
+                remove_output(*on_disk(iso, path, f"cases[{index}].fetch_files"))
+            _write_request_files(iso, decode_files(case.files, "cases[].files"), f"cases[{index}].files")
         except SandboxRequestError:
             raise
         except (OSError, ValueError) as exc:
@@ -443,10 +455,47 @@ def shared_go_cache(root: str) -> str:
     return cache
 
 
-def _write_request_files(workdir: str, files: dict[str, bytes], uid: Optional[int], field: str) -> None:
-    """:func:`~judgebox.sandbox.runfs.write_files`; a full disk is the request's own excess (422)."""
+def on_disk(iso: RunIsolation, path: str, field: str) -> tuple[str, str]:
+    """Where a request's validated ``path`` is on the host: ``(folder, path relative to it)``; the
+    working folder for a relative path, the run's own scratch mount for an absolute one
+    (:data:`~judgebox.sandbox.isolation.disk.SCRATCH_MOUNTS`).
+
+    Raises:
+        SandboxRequestError: (422) ``path`` is absolute and the run has no private view (``--isolation
+            minimal``: ``/tmp`` there is the host's).
+    """
+    if not path.startswith("/"):
+        return iso.workdir, path
+    if not iso.scratch:
+        raise SandboxRequestError(
+            f"{field}: {path!r} is an absolute path, which only full isolation allows (its /tmp, /var/tmp, "
+            "/dev/shm and /mnt are the run's own); this sandbox runs with --isolation minimal, where they "
+            "are the host's: give a path relative to the working folder")
+    return scratch_path(iso.scratch, path)
+
+
+def fetch_run_files(iso: RunIsolation, paths: list[str], budget: FetchBudget) -> dict[str, str]:
+    """:func:`~judgebox.sandbox.runfs.fetch` of request paths (:func:`on_disk`), in their order,
+    keyed as given."""
+    out: dict[str, str] = {}
+    for path in paths:
+        folder, rel = on_disk(iso, path, "fetch_files")
+        got = fetch(folder, [rel], budget)
+        if rel in got:
+            out[path] = got[rel]
+    return out
+
+
+def _write_request_files(iso: RunIsolation, files: dict[str, bytes], field: str) -> None:
+    """:func:`~judgebox.sandbox.runfs.write_files` of request paths (:func:`on_disk`), owned by the run
+    uid; a full disk is the request's own excess (422)."""
+    groups: dict[str, dict[str, bytes]] = {}
+    for path, data in files.items():
+        folder, rel = on_disk(iso, path, field)
+        groups.setdefault(folder, {})[rel] = data
     try:
-        write_files(workdir, files, uid)
+        for folder, group in groups.items():
+            write_files(folder, group, iso.user)
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
             raise

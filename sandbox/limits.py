@@ -15,12 +15,17 @@ from typing import Optional
 class RunLimits:
     """Per-command limits. Times in seconds, sizes in bytes; ``None`` means no limit of that kind.
 
-    ``time_limit`` is the verdict limit: a command is within it when its CPU time **or** its wall
-    time is within it (CPU time makes verdicts stable under load; wall time forgives runtimes whose
-    helper threads burn CPU, such as the JVM's JIT). ``wall_limit`` is the safety cap at which the
-    process group is killed; it is stretched by the time the program spent waiting for a CPU
-    (:func:`judgebox.sandbox.process.runqueue_wait`), up to ``10 * wall_limit``, so that a loaded host does not turn a correct
-    program into a timeout (BUG-031) while a sleeping or blocked one is still killed on time.
+    ``time_limit`` (T) is the verdict limit. Two rules, chosen by ``wall_clock``:
+
+    * the run step's (``wall_clock=True``; SandboxFusion's and verl's ``run_timeout`` is wall-clock
+      time): a command is out of time once its CPU time is over T, **or** its wall time less the
+      time it spent waiting for a CPU (:func:`judgebox.sandbox.process.runqueue_wait`) is over T.
+      A sleeping or blocked program is stopped at T; a program starved by a loaded host keeps its
+      honest verdict (BUG-031), up to the hard cap ``10 * wall_limit``;
+    * the compile step's (``wall_clock=False``): a command is within T while its CPU time **or** its
+      wall time is within it (a compiler's helper threads, such as javac's JIT, may burn more CPU
+      than wall time), and it is killed at the wall cap ``wall_limit``, stretched by its CPU wait
+      up to ``10 * wall_limit``.
     """
 
     time_limit: float
@@ -31,6 +36,7 @@ class RunLimits:
     max_open_files: Optional[int] = None
     stack_bytes: Optional[int] = None
     output_limit: int = 1 << 20
+    wall_clock: bool = True
 
     @classmethod
     def for_timeout(cls, timeout: float, **kw) -> "RunLimits":

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .isolation.disk import SCRATCH_MOUNTS
 from .languages import check_cpp_std
 
 #: A ``g++ -std=`` value (``c++17``, ``gnu++20``, ...) or ``None`` for the default.
@@ -57,11 +58,36 @@ class RunStatus(str, Enum):
 NAME_MAX, PATH_MAX = 255, 4095
 
 
-def validate_relative_paths(paths: list[str], field: str) -> list[str]:
-    """``paths`` unchanged after :func:`validate_relative_path` accepted each (raises its ``ValueError``)."""
+def validate_run_paths(paths: list[str], field: str) -> list[str]:
+    """``paths`` unchanged after :func:`validate_run_path` accepted each (raises its ``ValueError``)."""
     for path in paths:
-        validate_relative_path(path, field)
+        validate_run_path(path, field)
     return paths
+
+
+def validate_run_path(path: str, field: str) -> str:
+    """Check that ``path`` names a file of the run: relative to its working folder
+    (:func:`validate_relative_path`), or absolute under one of the run's own scratch mounts
+    (:data:`~judgebox.sandbox.isolation.disk.SCRATCH_MOUNTS`: ``/tmp``, ``/var/tmp``, ``/dev/shm``,
+    ``/mnt``), as SandboxFusion accepts them (e.g. ``fetch_files: ["/mnt/b"]``). An absolute path is
+    usable only under full isolation, where those folders are the run's own; the executor refuses it
+    otherwise (HTTP 422).
+
+    Returns:
+        the normalised path (absolute ones stay absolute).
+
+    Raises:
+        ValueError: as :func:`validate_relative_path`, or an absolute path outside the scratch mounts.
+    """
+    if not path.startswith("/"):
+        return validate_relative_path(path, field)
+    rel = validate_relative_path(path.lstrip("/"), field)  # lengths, encoding, NUL, folders, ``..``
+    norm = "/" + rel
+    if not any(norm.startswith(mount + "/") for mount in SCRATCH_MOUNTS):
+        roots = ", ".join(SCRATCH_MOUNTS)
+        raise ValueError(f"{field}: {path!r} is outside the run; give a path relative to the working folder, "
+                         f"or an absolute one under the run's own {roots} (full isolation only)")
+    return norm
 
 
 def validate_relative_path(path: str, field: str) -> str:
@@ -111,7 +137,7 @@ def decode_files(files: dict[str, Optional[str]], field: str = "files") -> dict[
     """
     out: dict[str, bytes] = {}
     for path, content in files.items():
-        rel = validate_relative_path(path, field)
+        rel = validate_run_path(path, field)
         if rel in out:
             raise ValueError(f"{field}: {path!r} names the same file as another key; give each file once")
         try:
@@ -165,10 +191,12 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
 
     files: dict[str, Optional[str]] = Field(
-        default_factory=dict, description="path (relative) -> base64 content, written before the run"
+        default_factory=dict, description="path -> base64 content, written before the run: relative to the "
+        "working folder, or absolute under /tmp, /var/tmp, /dev/shm or /mnt (full isolation only)"
     )
     fetch_files: list[str] = Field(
-        default_factory=list, description="relative paths returned base64-encoded after the run"
+        default_factory=list, description="paths returned base64-encoded after the run (keyed as given): "
+        "relative to the working folder, or absolute under /tmp, /var/tmp, /dev/shm or /mnt (full isolation only)"
     )
 
     @field_validator("files")
@@ -177,7 +205,7 @@ class _Request(BaseModel):
         decode_files(v)
         return v
 
-    _check_fetch = field_validator("fetch_files")(classmethod(lambda cls, v: validate_relative_paths(v, "fetch_files")))
+    _check_fetch = field_validator("fetch_files")(classmethod(lambda cls, v: validate_run_paths(v, "fetch_files")))
 
 
 class RunCodeRequest(_Request):
@@ -227,7 +255,7 @@ class RunCodeRequest(_Request):
 
 def _paths(files: dict[str, Optional[str]], field: str) -> set[str]:
     """The normalised paths of a validated ``files`` map."""
-    return {validate_relative_path(p, field) for p in files}
+    return {validate_run_path(p, field) for p in files}
 
 
 def _clash(files: set[str], language: str, source: str, outputs: tuple[str, ...],
@@ -273,7 +301,7 @@ class TestCaseInput(BaseModel):
         return v
 
     _check_fetch = field_validator("fetch_files")(
-        classmethod(lambda cls, v: validate_relative_paths(v, "cases[].fetch_files")))
+        classmethod(lambda cls, v: validate_run_paths(v, "cases[].fetch_files")))
 
 
 class RunTestsRequest(RunCodeRequest):

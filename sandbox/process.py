@@ -19,7 +19,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Callable, ContextManager, Optional, Sequence
+from typing import Callable, ContextManager, Iterable, Optional, Sequence
 
 from .isolation.childsetup import ChildSetup, compose
 from .limits import RunLimits, command_rlimits
@@ -62,26 +62,26 @@ def process_cpu(pid: int, reaped_children: bool = False) -> float:
 
 
 class Clock:
-    """When a running command is out of time; the CPU half of the verdict counts its whole tree.
+    """When a running command is out of time (see :class:`RunLimits` for the two rules); the CPU
+    half counts the command's whole tree: every process of its cgroup (``cpu_seconds``), else the
+    main process and its reaped children.
 
-    A command is within its time limit ``T`` while its CPU time **or** its wall time is at most
-    ``T`` (see :class:`RunLimits`), so it is stopped:
-
-    * as soon as both passed ``T`` (checked every 50 ms once the wall time passed ``T``), which
-      cannot change a verdict; the CPU time is the whole run's: every process of its cgroup
-      (``cpu_seconds``), else the main process and its reaped children;
-    * at the wall cap (``wall_limit``), stretched by the time the program's main process waited
-      for a CPU, **less the CPU time the run's other processes used** (they are the run's own
-      load, not the host's), up to ``10 * wall_limit``. A single-process program starved by a
-      loaded host keeps its honest verdict (BUG-031); a fork bomb or a pool of busy workers gets
-      no stretch, so it is answered at the wall cap.
+    The time a command waited for a CPU (:meth:`waited`) is, by the run step's rule, the largest
+    run-queue wait of any of its processes (the main one, and each in its cgroup when ``pids`` lists
+    them; the largest seen at any check, so a worker that ended keeps its share): a program starved
+    by a loaded host keeps its honest verdict (BUG-031), whether it computes itself or waits for its
+    workers. A program cannot buy time by loading the CPU itself: that load is its own CPU time,
+    which the rule caps at the limit. The compile step's stretch is the main process's wait **less
+    the CPU time the run's other processes used** (:meth:`starved`). Checks run every 50 ms once the
+    wall time passed ``time_limit``; nothing runs past the hard cap ``10 * wall_limit``.
     """
 
-    def __init__(self, limits: "RunLimits", cpu_seconds: Optional[Callable[[], float]] = None) -> None:
+    def __init__(self, limits: "RunLimits", cpu_seconds: Optional[Callable[[], float]] = None,
+                 pids: Optional[Callable[[], Iterable[int]]] = None) -> None:
         """Made before the command starts (the cgroup's CPU time is read then); set :attr:`pid`
         and :attr:`start` (``time.monotonic()``) once it runs."""
         self.pid, self.limits, self.start = 0, limits, 0.0
-        self._cgroup = cpu_seconds
+        self._cgroup, self._pids, self._waited = cpu_seconds, pids, 0.0
         self._cpu0 = cpu_seconds() if cpu_seconds else 0.0
 
     def tree_cpu(self) -> float:
@@ -90,18 +90,46 @@ class Clock:
             return self._cgroup() - self._cpu0
         return process_cpu(self.pid, reaped_children=True)
 
+    def waited(self) -> float:
+        """Seconds the command waited for a CPU by the run step's rule (see above). Readable until
+        the main process is reaped (a zombie keeps its counters)."""
+        others = self._pids() if self._pids else ()
+        self._waited = max(self._waited, runqueue_wait(self.pid), *(runqueue_wait(p) for p in others))
+        return self._waited
+
+    def starved(self, used: float) -> float:
+        """Seconds the command waited for a CPU by the compile step's rule, given ``used``, its tree's
+        CPU seconds (see above)."""
+        return max(0.0, runqueue_wait(self.pid) - max(0.0, used - process_cpu(self.pid)))
+
+    def allowance(self, used: float) -> float:
+        """The wait that does not count against the limit: :meth:`waited` or :meth:`starved`."""
+        return self.waited() if self.limits.wall_clock else self.starved(used)
+
+    def out_of_time(self, wall: float, cpu: float, waited: float) -> bool:
+        """Whether a command that ran ``wall`` seconds, used ``cpu`` CPU seconds and waited
+        ``waited`` seconds for a CPU (:meth:`allowance`) is past its time limit."""
+        limit = self.limits.time_limit
+        if self.limits.wall_clock:
+            return cpu > limit or wall - waited > limit
+        return min(cpu, wall) > limit
+
     def next_check(self, now: float) -> Optional[float]:
         """``None`` when the command must be stopped now, else the time of the next check."""
         limits, elapsed = self.limits, now - self.start
         if elapsed < limits.time_limit:
             return self.start + limits.time_limit
         used = self.tree_cpu()
+        hard = self.start + limits.wall_limit * _STARVED_CAP
+        if limits.wall_clock:
+            if now >= hard or self.out_of_time(elapsed, used, self.waited()):
+                return None
+            return min(now + _POLL_S, hard)
         if used > limits.time_limit:
             return None
         if elapsed < limits.wall_limit:
             return min(now + _POLL_S, self.start + limits.wall_limit)
-        starved = max(0.0, runqueue_wait(self.pid) - max(0.0, used - process_cpu(self.pid)))
-        cap = self.start + min(limits.wall_limit + starved, limits.wall_limit * _STARVED_CAP)
+        cap = min(self.start + limits.wall_limit + self.starved(used), hard)
         return min(now + _POLL_S, cap) if cap > now + 0.005 else None
 
 
@@ -269,6 +297,7 @@ def run_process(
     forkserver: Optional[ForkServer] = None,
     setup: Optional[ChildSetup] = None,
     started: Optional[Callable[[int], None]] = None,
+    pids: Optional[Callable[[], Iterable[int]]] = None,
 ) -> ProcessResult:
     """Run ``argv`` to completion or timeout and return its outcome.
 
@@ -296,13 +325,15 @@ def run_process(
             does. If the fork-server fails, the command is spawned.
         setup: see ``forkserver``.
         started: called with the child's pid once it is started (server side).
+        pids: the run's processes now (its cgroup's), whose waits for a CPU the time rule forgives
+            (:class:`Clock`); without it, only the main process's.
 
     Returns:
         a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set,
         except a program file inside ``cwd`` that could not be executed: then ``return_code`` is
         126 or 127 and ``stderr`` says why (:func:`program_exec_status`).
     """
-    clock = Clock(limits, cpu_seconds)
+    clock = Clock(limits, cpu_seconds, pids)
     proc: Optional[_Started] = None
     if forkserver is not None:
         try:
@@ -347,6 +378,8 @@ def run_process(
     clock.pid = proc.pid
     deadline = start + limits.time_limit
     timed_out = exited = False
+    starved = 0.0  # seconds the command waited for a CPU, read at its exit
+    ended: Optional[float] = None
     drain_deadline = None
     open_pipes = 2
     try:
@@ -372,6 +405,8 @@ def run_process(
                 if tag == "exit":
                     sel.unregister(pidfd)
                     exited = True
+                    ended = time.monotonic()  # the verdict's wall time: draining the pipes is not the program's
+                    starved = clock.allowance(clock.tree_cpu())  # a zombie still has its counters
                     _kill_group(proc.pid)
                     if kill_all:
                         kill_all()
@@ -405,7 +440,7 @@ def run_process(
         os.close(pidfd)
         _kill_group(proc.pid)
         _, status, rusage = os.wait4(proc.pid, 0)
-        wall = time.monotonic() - start
+        wall = (ended or time.monotonic()) - start
         rc = os.waitstatus_to_exitcode(status)
         if kill_all:
             kill_all()
@@ -413,7 +448,7 @@ def run_process(
     cpu = max(rusage.ru_utime + rusage.ru_stime, clock.tree_cpu() if cpu_seconds else 0.0)
     if rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu >= limits.time_limit:
         timed_out = True
-    if min(cpu, wall) > limits.time_limit:
+    if clock.out_of_time(wall, cpu, starved):
         timed_out = True
     return ProcessResult(
         return_code=None if timed_out else rc,

@@ -4,6 +4,7 @@ test, then a final marker), and the program's own output without them."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Optional
 
 
@@ -36,9 +37,22 @@ def marker(stdout: Optional[str], nonce: str) -> Optional[dict[str, Any]]:
 
 
 def test_lines(stdout: Optional[str], nonce: str) -> dict[int, dict[str, Any]]:
-    """The per-test nonce lines of a batched run: ``{index: {"status": ..., "seconds": ..., "cpu": ...}}``."""
+    """The per-test nonce lines of a batched run: ``{index: {"status": ..., "seconds": ..., "cpu": ..., "wait": ...}}``."""
     found: dict[int, dict[str, Any]] = {}
     for value in _nonce_lines(stdout, nonce):
         if isinstance(value.get("index"), int):
             found.setdefault(value["index"], value)
     return found
+
+
+def out_of_time(line: dict[str, Any], limit: float) -> bool:
+    """Whether one per-test line (:func:`test_lines`) ran past ``limit`` seconds by the sandbox's run-step
+    rule (:class:`judgebox.sandbox.limits.RunLimits`): its CPU time over the limit, or its wall time
+    less the time it waited for a CPU (``wait``, at most the wall time) over it. A missing or
+    non-finite time counts as 0."""
+    def number(key: str) -> float:
+        value = line.get(key)
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return float(value) if ok else 0.0
+    seconds = number("seconds")
+    return number("cpu") > limit or seconds - min(max(number("wait"), 0.0), seconds) > limit

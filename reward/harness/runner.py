@@ -13,7 +13,8 @@ read neither the nonce nor the tests):
   ``{"mode": "checker", "input": str, "output": str, "expected": str}``.
 
 Mode ``asserts`` runs every test in order in this one process and, after each, prints a line
-``<nonce> {"index": i, "status": "ok"|"fail"|"error", "seconds": wall, "cpu": cpu[, "error": str]}``
+``<nonce> {"index": i, "status": "ok"|"fail"|"error", "seconds": wall, "cpu": cpu, "wait": wait[, "error": str]}``
+(``wait``: seconds the test's processes were runnable but waiting for a CPU)
 (``stop`` ends the run after the first test that is not ``ok``); the final line then has ``ran``.
 
 Result: the last stdout line that starts with ``<nonce> `` carries ``{"status": ..., ...}`` (the solution's own
@@ -153,12 +154,45 @@ def _quiet_stdout():
     return out
 
 
+def _counters(pid="self"):
+    """``() -> (cpu, wait)`` of process ``pid``, made of primitives taken now: the CPU seconds of all
+    its threads (``/proc/<pid>/stat`` utime + stime) and the seconds its main thread was runnable but
+    waiting for a CPU (``/proc/<pid>/schedstat``'s run_delay); 0.0 for what cannot be read. Kernel
+    counters: the measured process cannot forge them."""
+    open_, read, close, tck = os.open, os.read, os.close, os.sysconf("SC_CLK_TCK")
+
+    def text(name):
+        fd = open_("/proc/%s/%s" % (pid, name), os.O_RDONLY)
+        try:
+            return read(fd, 4096).decode()
+        finally:
+            close(fd)
+
+    def counters():
+        try:
+            stat = text("stat").rsplit(")", 1)[1].split()
+            cpu = (int(stat[11]) + int(stat[12])) / tck
+        except (OSError, ValueError, IndexError):
+            cpu = 0.0
+        try:
+            wait = int(text("schedstat").split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
+            wait = 0.0
+        return cpu, wait
+
+    return counters
+
+
 def _tools(nonce, out=1):
-    """``(report, error_text, write_json, clock, cpu)`` for one run, made of primitives taken now (before
-    the solution runs, so it cannot patch them): ``report(status, **fields)`` prints the final result
-    line to fd ``out`` and exits (0 only for ``ok``); ``write_json(dict)`` prints one per-test line."""
+    """``(report, error_text, write_json, clock, cpu, waited)`` for one run, made of primitives taken now
+    (before the solution runs, so it cannot patch them): ``report(status, **fields)`` prints the final
+    result line to fd ``out`` and exits (0 only for ``ok``); ``write_json(dict)`` prints one per-test
+    line; ``waited()`` is this process's seconds of waiting for a CPU so far."""
     write, dumps, exit_, fmt = os.write, json.dumps, os._exit, traceback.format_exception_only
-    clock, cpu, flush = time.monotonic, time.process_time, sys.stdout.flush
+    clock, cpu, flush, counters = time.monotonic, time.process_time, sys.stdout.flush, _counters()
+
+    def waited():
+        return counters()[1]
 
     def write_line(obj):
         try:
@@ -181,7 +215,7 @@ def _tools(nonce, out=1):
     def error_text(exc):
         return "".join(fmt(type(exc), exc)).strip()[-2000:]
 
-    return report, error_text, write_json, clock, cpu
+    return report, error_text, write_json, clock, cpu, waited
 
 
 def _compile_task(task, report, error_text):
@@ -195,14 +229,20 @@ def _compile_task(task, report, error_text):
     return tests, batch, setup
 
 
-def _assert_loop(batch, ns, stop, tools, failed=(AssertionError,), other_cpu=lambda: 0.0):
+def _assert_loop(batch, ns, stop, tools, failed=(AssertionError,), other=lambda: (0.0, 0.0)):
     """Run ``batch`` (compiled asserts) in ``ns`` in order, one per-test line each (``stop``: after the
     first that is not ``ok``); returns how many ran. ``failed`` exceptions are ``fail``, other
-    ``Exception``s ``error``; anything else (``SystemExit``) propagates: the run ends."""
-    report, error_text, write_json, clock, cpu = tools
+    ``Exception``s ``error``; anything else (``SystemExit``) propagates: the run ends. ``other()``:
+    the ``(cpu, wait)`` counters of the solution's process when it is not this one."""
+    report, error_text, write_json, clock, cpu, waited = tools
+
+    def counters():
+        o_cpu, o_wait = other()
+        return cpu() + o_cpu, waited() + o_wait
+
     ran = 0
     for i, test in enumerate(batch):
-        start, start_cpu, failure = clock(), cpu() + other_cpu(), None
+        start, (start_cpu, start_wait), failure = clock(), counters(), None
         try:
             exec(test, ns)
             status = "ok"
@@ -210,8 +250,9 @@ def _assert_loop(batch, ns, stop, tools, failed=(AssertionError,), other_cpu=lam
             status, failure = "fail", error_text(exc)
         except Exception as exc:
             status, failure = "error", error_text(exc)
+        end_cpu, end_wait = counters()
         line = dict(index=i, status=status, seconds=round(clock() - start, 6),
-                    cpu=round(cpu() + other_cpu() - start_cpu, 6))
+                    cpu=round(end_cpu - start_cpu, 6), wait=round(end_wait - start_wait, 6))
         if failure:
             line["error"] = failure
         write_json(line)
@@ -225,7 +266,8 @@ def main():
     """Run the one test described on stdin and print the nonce-prefixed result line."""
     nonce = sys.stdin.readline().strip()
     task = json.loads(sys.stdin.read())
-    report, error_text, write_json, clock, cpu = _tools(nonce, _quiet_stdout())  # bound before the solution runs
+    tools = _tools(nonce, _quiet_stdout())  # bound before the solution runs
+    report, error_text = tools[0], tools[1]
     mode = task["mode"]
     tests, batch, setup = _compile_task(task, report, error_text)
 
@@ -237,7 +279,6 @@ def main():
     saved = _snapshot(unittest)
     saved_builtins = dict(vars(builtins))  # the tests' own builtins: the solution cannot reach this copy
     result_class = _result_class(unittest, error_text)
-    tools = (report, error_text, write_json, clock, cpu)
     restore, run_unittest, assert_loop, call, eq = _restore, _run_unittest, _assert_loop, _call, judgebox_eq
     sys.modules["__main__"] = types.ModuleType("__main__")  # `import __main__` no longer reaches this runner
 
@@ -576,7 +617,7 @@ def _serve(requests, answers, error_text):
         line = requests.readline()
         if not line:
             return
-        req, start = json.loads(line), time.process_time()
+        req = json.loads(line)
         try:
             if req["op"] == "get":
                 value = ns[req["name"]]
@@ -593,7 +634,6 @@ def _serve(requests, answers, error_text):
                 out = {"notdata": error_text(exc)}
         except BaseException as exc:  # SystemExit from the solution included: the test sees an error
             out = {"raise": type(exc).__name__, "error": error_text(exc)}
-        out["cpu"] = time.process_time() - start
         send(out)
 
 
@@ -637,7 +677,7 @@ class _Solution:
     """The tests' side of the pipe to the solution's process."""
 
     def __init__(self, requests, answers):
-        self.requests, self.answers, self.cpu = requests, answers, 0.0
+        self.requests, self.answers = requests, answers
 
     def answer(self, **req):
         """Send one request; the raw answer (a dict). Raises ``RuntimeError`` when the process ended."""
@@ -653,7 +693,6 @@ class _Solution:
 
     def value(self, out):
         """The decoded value of the raw answer ``out`` (see :meth:`ask`)."""
-        self.cpu += float(out.get("cpu") or 0)
         if "notdata" in out:
             raise _NotData(out["notdata"])
         if "raise" in out:
@@ -711,11 +750,12 @@ def split_main():
     _undumpable()
     os.close(req_r)
     os.close(ans_w)
-    _run_tests_process(os.fdopen(req_w, "wb", buffering=0), os.fdopen(ans_r, "rb"))
+    _run_tests_process(os.fdopen(req_w, "wb", buffering=0), os.fdopen(ans_r, "rb"), _counters(os.getppid()))
 
 
-def _run_tests_process(requests, answers):
-    """The tests' process: read the nonce and the task, run the tests against proxies, report."""
+def _run_tests_process(requests, answers, solution_counters):
+    """The tests' process: read the nonce and the task, run the tests against proxies, report.
+    ``solution_counters()``: the ``(cpu, wait)`` of the solution's process, read from the kernel."""
     import builtins
 
     nonce = sys.stdin.readline().strip()
@@ -749,7 +789,7 @@ def _run_tests_process(requests, answers):
         exec(setup, ns)
         if mode == "asserts":
             report("ok", ran=_assert_loop(batch, ns, task.get("stop"), tools, (AssertionError, _NotData),
-                                          lambda: solution.cpu))
+                                          solution_counters))
         exec(tests, ns)
         entry = task["entry_point"]
         if entry not in ns:

@@ -201,7 +201,7 @@ def enter_view(root: str, binds: Sequence[str], workdir_root: str, extra: Sequen
         workdir_root: the executor's root, shown as an empty tmpfs but for ``workdir``.
         extra: host folders under ``workdir_root`` bound read-only (the Go build cache).
         run_dir: the run's disk tmpfs (:class:`judgebox.sandbox.isolation.disk.RunDisk`), holding ``tmp``,
-            ``var-tmp`` and ``shm``.
+            ``var-tmp``, ``shm`` and ``mnt``.
         workdir: the run's working folder (read-write at the same path); becomes the working directory.
         masks: ``/proc`` entries (relative paths, e.g. ``loadavg``, ``sys/kernel/random/boot_id``)
             covered by the skeleton's files or empty folders of the same relative path under :data:`MASKS`.
@@ -219,6 +219,7 @@ def enter_view(root: str, binds: Sequence[str], workdir_root: str, extra: Sequen
     _make_dev(r + "/dev", os.path.join(run_dir, "shm"))
     _bind(os.path.join(run_dir, "tmp"), r + "/tmp", writable=True)
     _bind(os.path.join(run_dir, "var-tmp"), r + "/var/tmp", writable=True)
+    _bind(os.path.join(run_dir, "mnt"), r + "/mnt", writable=True)
     for d in binds:  # after /tmp: a toolchain under /tmp gets its mount point in the run's /tmp
         _mkdirs(r + d)
         _bind(d, r + d)

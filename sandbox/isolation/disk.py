@@ -2,8 +2,8 @@
 
 Mechanism: when a request starts, the server mounts a ``tmpfs`` (``size=<disk_limit_MB>m``,
 ``nosuid``, ``nodev``) at ``<workdir root>/run-XXXX`` holding ``work/`` (the working folder),
-``tmp/``, ``var-tmp/`` and ``shm/``, which the run's view (:mod:`judgebox.sandbox.isolation.view`) shows as the
-working folder, ``/tmp``, ``/var/tmp`` and ``/dev/shm``. They share the one size cap: a write past
+``tmp/``, ``var-tmp/``, ``shm/`` and ``mnt/``, which the run's view (:mod:`judgebox.sandbox.isolation.view`) shows
+as the working folder, ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/mnt``. They share the one size cap: a write past
 it fails with ``ENOSPC`` (the program sees "No space left on device"; the run is an ordinary
 ``Failed`` one), never filling the host's disk. The tmpfs is unmounted and its pages freed when the
 request ends.
@@ -32,9 +32,24 @@ from .linux import MNT_DETACH, MS_NODEV, MS_NOSUID
 
 #: Free bytes below which the quota counts as hit (tmpfs allocates in pages).
 FULL_BYTES = 64 << 10
-#: The sub-folders of a run's disk: the working folder, then what the view shows as /tmp,
-#: /var/tmp and /dev/shm.
-WORK, SHARED = "work", ("tmp", "var-tmp", "shm")
+#: The run's own scratch mounts: each folder the view shows at an absolute path, and its folder on
+#: the run's disk. Requests may name files under them by absolute path (``files``, ``fetch_files``).
+SCRATCH_MOUNTS = {"/tmp": "tmp", "/var/tmp": "var-tmp", "/dev/shm": "shm", "/mnt": "mnt"}
+#: The sub-folders of a run's disk: the working folder, then the scratch mounts' (in that order).
+WORK, SHARED = "work", tuple(SCRATCH_MOUNTS.values())
+
+
+def scratch_path(scratch: tuple[str, ...], path: str) -> tuple[str, str]:
+    """Where the absolute ``path`` of a run's view (under one of :data:`SCRATCH_MOUNTS`) is on the host:
+    ``(the scratch folder, the path relative to it)``; ``scratch`` is :meth:`RunDisk.scratch`.
+
+    Raises:
+        ValueError: ``path`` is under no scratch mount, or ``scratch`` is empty (no private view).
+    """
+    for (mount, _), folder in zip(SCRATCH_MOUNTS.items(), scratch):
+        if path.startswith(mount + "/"):
+            return folder, path[len(mount) + 1:]
+    raise ValueError(f"{path!r} is not in the run's own folders")
 
 
 class RunDisk:
@@ -77,7 +92,7 @@ class RunDisk:
         return disk
 
     def scratch(self) -> tuple[str, ...]:
-        """The folders shown as ``/tmp``, ``/var/tmp`` and ``/dev/shm``."""
+        """The folders shown as ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/mnt`` (:data:`SCRATCH_MOUNTS` order)."""
         return tuple(os.path.join(self.path, name) for name in SHARED)
 
     def exceeded(self) -> bool:

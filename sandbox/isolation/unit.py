@@ -81,6 +81,7 @@ class RunIsolation:
         memory_exceeded: ``True`` when the memory limit was hit since its previous call.
         disk_exceeded: ``True`` when the disk quota is full (see :mod:`judgebox.sandbox.isolation.disk`).
         cpu_seconds: CPU seconds used so far by every process of the run (cgroup accounting).
+        pids: the run's processes now (its cgroup's members, as host pids).
         freeze, thaw: stop every process of the run (they use no CPU) and let them run again
             (cgroup freezer; sessions between cells); ``None`` where no freezer is available.
         env: extra environment variables for the program.
@@ -100,6 +101,7 @@ class RunIsolation:
     memory_exceeded: Optional[Callable[[], bool]] = None
     disk_exceeded: Optional[Callable[[], bool]] = None
     cpu_seconds: Optional[Callable[[], float]] = None
+    pids: Optional[Callable[[], set[int]]] = None
     freeze: Optional[Callable[[], object]] = None
     thaw: Optional[Callable[[], None]] = None
     env: dict[str, str] = field(default_factory=dict)
@@ -423,6 +425,7 @@ class Isolation:
                             preexec=setup.preexec, seal=setup.seal, setup=setup, user=uid,
                             group=uid, kill_all=kill_all, memory_exceeded=memory_exceeded,
                             disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds,
+                            pids=cg.pids if cg is not None else None,
                             freeze=cg.freeze if cg is not None and cg.can_freeze else None,
                             thaw=cg.thaw if cg is not None and cg.can_freeze else None, env=env,
                             scratch=disk.scratch() if disk else ())

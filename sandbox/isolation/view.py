@@ -29,7 +29,7 @@ toolchain folders           every interpreter/compiler install prefix outside ``
                             huge page size the Go runtime reads); no ``class/net``, ``block``, …
 ``/dev``                    a small tmpfs: ``null zero full random urandom tty``, ``fd``/``std*`` links
 ``/tmp`` ``/var/tmp``       the run's own folders on its disk-quota tmpfs (:mod:`judgebox.sandbox.isolation.disk`)
-``/dev/shm``
+``/dev/shm`` ``/mnt``
 the working folder          same absolute path as on the host (read-write), alone in an empty folder:
                             other runs' folders and the server's files under the workdir root are absent
 ==========================  =========================================================================
@@ -101,7 +101,7 @@ PROC_MASKS: dict[str, Optional[str]] = {
     **dict.fromkeys(("acpi", "scsi", "pressure", "bus"), None),
 }
 #: Bumped when the skeleton's layout changes (a new skeleton is built next to the old one).
-_LAYOUT = 4
+_LAYOUT = 5
 _COMPLETE = ".complete"
 
 
@@ -168,7 +168,7 @@ class FilesystemView:
         for d in SYSTEM_DIRS:
             if os.path.islink(d):
                 os.symlink(os.readlink(d), root + d)
-        for d in (*self.binds, "/proc", "/dev", "/sys", "/tmp", "/var/tmp", self.workdir_root):
+        for d in (*self.binds, "/proc", "/dev", "/sys", "/tmp", "/var/tmp", "/mnt", self.workdir_root):
             os.makedirs(root + d, 0o755, exist_ok=True)
         for name, content in PROC_MASKS.items():  # under the skeleton's /tmp: hidden by the run's /tmp
             path = os.path.join(root + MASKS, name)
@@ -205,7 +205,7 @@ class FilesystemView:
 
         Args:
             run_dir: the run's disk tmpfs (:class:`judgebox.sandbox.isolation.disk.RunDisk`), holding ``tmp``,
-                ``var-tmp`` and ``shm``.
+                ``var-tmp``, ``shm`` and ``mnt``.
             workdir: the run's working folder (shown read-write at the same path).
         """
         return (self.root, list(self.binds), self.workdir_root, list(self.extra), run_dir, workdir,

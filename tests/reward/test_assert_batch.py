@@ -36,6 +36,17 @@ def test_an_assert_over_its_cpu_time_is_a_timeout_and_the_others_still_count():
     assert (verdicts(j), j.n_passed) == (["accepted", "time_limit_exceeded", "accepted"], 2)
 
 
+@pytest.mark.parametrize("setup", ["", "X = 1"], ids=["tests-apart", "in-process"])
+def test_an_assert_that_sleeps_past_run_timeout_is_a_timeout(setup):
+    """``run_timeout`` is wall-clock time per assert too (less the time the assert waited for a CPU):
+    0.5 s of sleep in the second assert is over its 0.3 s though it uses no CPU, and within the 0.9 s
+    the process has for three; the third still runs and counts."""
+    spec = ADD.model_copy(update={"run_timeout": 0.3, "setup_code": setup})
+    j = judge(spec, "import time\ndef add(a, b):\n    if a == 2:\n        time.sleep(0.5)\n    return a + b\n")
+    assert (verdicts(j), j.n_passed) == (["accepted", "time_limit_exceeded", "accepted"], 2)
+    assert j.tests[0].harness_isolation == ("in-process" if setup else "process")
+
+
 @pytest.mark.slow
 def test_a_hang_is_a_timeout_for_that_assert_and_the_rest_did_not_run():
     j = judge(ADD, "def add(a, b):\n    import time\n    if a == 2:\n        time.sleep(60)\n    return a + b\n")
@@ -59,3 +70,17 @@ def test_an_exit_after_a_passed_assert_is_charged_to_the_assert_it_happens_in():
     second assert is that assert's runtime error, not a skip."""
     code = "import os\ndef add(a, b):\n    if a == 2:\n        os._exit(0)\n    return a + b\n"
     assert verdicts(judge(ADD, code)) == ["accepted", "runtime_error", "skipped"]
+
+
+@pytest.mark.parametrize("line, out", [
+    ({"seconds": 0.5, "cpu": 0.01, "wait": 0.0}, True),   # a sleeper: wall time decides
+    ({"seconds": 2.0, "cpu": 0.2, "wait": 1.9}, False),   # starved by the host: its wait is forgiven
+    ({"seconds": 0.1, "cpu": 0.5, "wait": 0.0}, True),    # threads: CPU time over the limit
+    ({"seconds": 0.5, "cpu": 0.1}, True),                 # an older runner's line: no wait
+    ({"seconds": 0.5, "cpu": 0.1, "wait": 9.0}, False),   # the wait counts at most the wall time
+    ({"seconds": float("nan"), "cpu": None, "wait": "x"}, False),  # not numbers: nothing is over
+], ids=["sleeper", "starved", "threads", "no-wait", "wait-capped", "junk"])
+def test_the_per_assert_time_rule(line, out):
+    from judgebox.reward.harness.protocol import out_of_time
+
+    assert out_of_time(line, 0.3) is out

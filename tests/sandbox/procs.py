@@ -1,9 +1,15 @@
-"""Process inspection for tests, read straight from /proc: survivors, zombies, fds, memory."""
+"""Process inspection for tests, read straight from /proc: survivors, zombies, fds, memory; and the
+busy loops that load the host for the tests of verdicts under load."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+import subprocess
+import sys
+import time
+from typing import Iterator, Optional
 
 
 def _proc_table() -> list[tuple[int, int, str, str]]:
@@ -63,3 +69,25 @@ def load_per_core() -> float:
     """The host's 1-minute load per core, at least 1: the factor by which CPU starvation may stretch
     a run's wall cap (the sandbox stretches it by the run's measured run-queue wait)."""
     return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+@contextlib.contextmanager
+def busy_loops(n: int, cpu: Optional[int] = None) -> Iterator[None]:
+    """``n`` busy Python loops of this test, each its own session (so the kernel's autogroup cannot
+    give a sandboxed run a larger share), pinned to CPU ``cpu`` when given; killed when it ends."""
+    pin = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\n" if cpu is not None else ""
+    hogs = [subprocess.Popen([sys.executable, "-c", pin + "while True: pass"], start_new_session=True)
+            for _ in range(n)]
+    try:
+        time.sleep(0.3)
+        yield
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+
+
+def outcome(response) -> tuple:
+    """What an assertion message shows of a ``/run_code`` response."""
+    rr = response.run_result
+    return response.status, rr.status, rr.stdout, rr.cpu_time, rr.execution_time, rr.stderr[-500:]

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
-import sys
 import time
 
 import httpx
 import pytest
 
 from judgebox.sandbox import LocalSandbox
+
+from .procs import busy_loops, outcome
 
 PRINT_1 = {"code": "print(1)", "language": "python", "run_timeout": 10}
 CPU_BOUND = {"code": "s = 0\nfor i in range(4_000_000): s += i\nprint(s)", "language": "python",
@@ -77,19 +77,11 @@ def test_bug_031_cpu_starved_program_is_not_a_timeout():
     CPU limit is 2 s, 4x the program's CPU time here, because CPU time itself grows on a busy host
     (cache and SMT contention; 0.43-0.65 s on an idle 2-core VM)."""
     sandbox = LocalSandbox(max_concurrency=1)
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-            for _ in range(16)]
-    try:
-        time.sleep(0.3)
+    with busy_loops(16):
         r = sandbox.run_code({**CPU_BOUND, "run_timeout": 2})
         sleeper = sandbox.run_code({"code": "import time\ntime.sleep(30)", "language": "python",
                                     "run_timeout": 1})
-    finally:
-        for h in hogs:
-            h.kill()
-            h.wait()
-    rr = r.run_result
-    seen = (r.status, rr.status, rr.stdout, rr.cpu_time, rr.execution_time, rr.stderr[-500:])
+    rr, seen = r.run_result, outcome(r)
     assert (r.status, rr.stdout) == ("Success", "7999998000000\n"), seen
     assert rr.cpu_time < 2, seen
     assert (sleeper.status, sleeper.run_result.status) == ("Failed", "TimeLimitExceeded")

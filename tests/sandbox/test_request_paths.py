@@ -89,3 +89,62 @@ def test_a_case_file_may_still_replace_a_request_file(local_sandbox):
     r = local_sandbox.run_tests({"code": code, "language": "python", "files": {"d/in.txt": X},
                                  "cases": [{"files": {"d/in.txt": base64.b64encode(b"y").decode()}}, {}]})
     assert [x.stdout for x in r.run_results] == ["y\n", "x\n"]
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def test_absolute_paths_under_the_runs_own_mounts_are_written_and_fetched(run_code):
+    """SandboxFusion's own case: ``fetch_files: ["a.txt", "/mnt/b"]`` returns both, keyed as given
+    (was HTTP 422); a request file at ``/tmp/in.txt`` is there for the program."""
+    code = ("open('a.txt', 'w').write('secret'); open('/mnt/b', 'w').write('sauce')\n"
+            "print(open('/tmp/in.txt').read())")
+    r = run_code({"code": code, "language": "python", "files": {"/tmp/in.txt": b64("given")},
+                  "fetch_files": ["a.txt", "/mnt/b", "/dev/shm/never-written"]})
+    assert (r.status, r.run_result.stdout) == ("Success", "given\n"), r
+    assert r.files == {"a.txt": b64("secret"), "/mnt/b": b64("sauce")}
+
+
+def test_absolute_request_files_are_there_for_every_case(local_sandbox):
+    """Each case starts with the scratch mounts emptied and the request's absolute files written
+    again; a case's own ``/mnt`` output is fetched for that case."""
+    code = ("import sys\nprint(open('/var/tmp/in.txt').read())\nopen('/var/tmp/in.txt', 'w').write('changed')\n"
+            "open('/mnt/out', 'w').write(sys.stdin.read())")
+    r = local_sandbox.run_tests({"code": code, "language": "python", "files": {"/var/tmp/in.txt": b64("x")},
+                                 "cases": [{"stdin": "1", "fetch_files": ["/mnt/out"]},
+                                           {"stdin": "2", "fetch_files": ["/mnt/out"]}]})
+    assert [x.stdout for x in r.run_results] == ["x\n", "x\n"], r
+    assert [x.files for x in r.run_results] == [{"/mnt/out": b64("1")}, {"/mnt/out": b64("2")}]
+
+
+@pytest.mark.parametrize("field, body", [
+    ("fetch_files", py(fetch_files=["/etc/passwd"])),
+    ("fetch_files", py(fetch_files=["/tmp/../etc/passwd"])),
+    ("files", py(files={"/root/x": X})),
+    ("files", py(files={"/mnt": X})),
+    ("cases[].fetch_files", py(cases=[{"fetch_files": ["/proc/self/environ"]}])),
+], ids=["etc", "climbs-out-of-tmp", "root", "the-mount-itself", "case-proc"])
+def test_other_absolute_paths_are_422_naming_the_field(live_server, field, body):
+    endpoint = "run_tests" if "cases" in body else "run_code"
+    r = httpx.post(f"{live_server}/{endpoint}", json=body, timeout=60)
+    assert r.status_code == 422, r.text[:300]
+    msgs = [err["msg"] for err in r.json()["detail"]]
+    assert any(f"{field}: " in m and "is outside the run" in m and "/tmp, /var/tmp, /dev/shm, /mnt" in m
+               for m in msgs), msgs
+
+
+def test_absolute_paths_under_minimal_isolation_are_refused():
+    """Without a private view, ``/tmp`` is the host's: every absolute path is a 422 naming the field."""
+    from judgebox.sandbox import LocalSandbox
+    from judgebox.sandbox.errors import SandboxRequestError
+
+    from .test_isolation import reachable_python
+
+    sandbox = LocalSandbox(python=reachable_python(), isolation="minimal")
+    with pytest.raises(SandboxRequestError, match=r"fetch_files: '/mnt/b' is an absolute path.*--isolation minimal"):
+        sandbox.run_code(py(fetch_files=["/mnt/b"]))
+    with pytest.raises(SandboxRequestError, match=r"files: '/tmp/x' is an absolute path"):
+        sandbox.run_code(py(files={"/tmp/x": X}))
+    with pytest.raises(SandboxRequestError, match=r"cases\[1\]\.fetch_files: '/tmp/y'"):
+        sandbox.run_tests(py(cases=[{}, {"fetch_files": ["/tmp/y"]}]))
