@@ -92,14 +92,19 @@ async def until_terminated(coro):
 
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
+    from pydantic import ValidationError
 
     from judgebox.integrations.openrlhf.endpoint import create_router
     from judgebox.sandbox import LocalSandbox, SandboxClient
     from judgebox.sandbox.config import SandboxSettings
     from judgebox.sandbox.server.app import create_app
 
-    settings = SandboxSettings(**{name: getattr(args, name) for name in SandboxSettings.model_fields
-                                  if hasattr(args, name)})
+    try:
+        settings = SandboxSettings(**{name: getattr(args, name) for name in SandboxSettings.model_fields
+                                      if hasattr(args, name)})
+    except ValidationError as exc:  # one line per field: the message names the flag and the fix
+        raise UsageError("; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: "
+                                   f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors())) from None
     app = create_app(settings)
     # OpenRLHF's remote reward (POST /get_reward) judges in this process, with the server's settings.
     app.include_router(create_router(SandboxClient("", local=LocalSandbox(settings)),
@@ -109,6 +114,26 @@ def _serve(args: argparse.Namespace) -> int:
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 loop="auto", http="auto", access_log=args.log_level in ("trace", "debug", "info"))
     return 0
+
+
+def checked_client(urls: list[str]):
+    """The command's :class:`~judgebox.sandbox.client.client.SandboxClient` (``--sandbox-url``, else the
+    environment, else embedded), its sandbox checked first (a few seconds): a command never spends
+    hours turning every sample into an infrastructure error against a dead URL.
+
+    Raises:
+        UsageError: no sandbox answers; the message names each URL and its cause.
+    """
+    from judgebox.sandbox import SandboxClient
+    from judgebox.sandbox.errors import SandboxUnavailable
+
+    client = SandboxClient(urls or None)
+    try:
+        client.check()
+    except SandboxUnavailable as exc:
+        client.close()
+        raise UsageError(f"--sandbox-url: {exc}") from None
+    return client
 
 
 def settings_flags(group, model) -> None:
@@ -153,7 +178,6 @@ def _eval(args: argparse.Namespace) -> int:
     from judgebox.reward.evaluate import Evaluation, check_sanitizable, dataset_samples, read_samples, unattempted
     from judgebox.reward.loaders import load_dataset
     from judgebox.reward.report import print_table, write_chart, write_summary
-    from judgebox.sandbox import SandboxClient
 
     problems, manifest = load_dataset(args.dataset, args.format)
     name = manifest.name if manifest else Path(args.dataset).name.split(".")[0]
@@ -178,7 +202,7 @@ def _eval(args: argparse.Namespace) -> int:
     sanitize = args.sanitize if args.sanitize is not None else bool(manifest and manifest.sanitize)
     if sanitize:
         check_sanitizable(problems)
-    client = SandboxClient(args.sandbox_url or None)
+    client = checked_client(args.sandbox_url)
     concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
@@ -246,7 +270,6 @@ def _rollout(args: argparse.Namespace) -> int:
     from judgebox.reward.evaluate import Evaluation
     from judgebox.reward.loaders import load_dataset
     from judgebox.reward.report import print_table, write_summary
-    from judgebox.sandbox import SandboxClient
 
     sampling = _json_arg("--sampling-params", args.sampling_params)
     settings = _json_arg("--config", args.config)
@@ -279,13 +302,14 @@ def _rollout(args: argparse.Namespace) -> int:
 
     from judgebox.agent.loop import ToolAgentLoop
 
+    client = checked_client(args.sandbox_url)
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer or args.model)
 
     async def run():
         backend = _LazyBackend(lambda: _backend(args, config))
         try:
             loop = ToolAgentLoop(config, tokenizer, backend, tools=tools)
-            evaluation = Evaluation(problems, out, client=SandboxClient(args.sandbox_url or None),
+            evaluation = Evaluation(problems, out, client=client,
                                     retries=args.retries, dataset=name)
             rollout = Rollout(problems, loop, out, n=args.n, sampling_params=sampling, evaluation=evaluation,
                               concurrency=args.concurrency, system=args.system, dataset=name)

@@ -9,6 +9,7 @@ import threading
 from typing import Any, Optional
 
 from judgebox.sandbox.client import SandboxClient
+from judgebox.sandbox.errors import SandboxUnavailable
 
 from .extract import extract_code
 from .judge import default_client, judge, warn_unknown
@@ -21,7 +22,12 @@ _pool = concurrent.futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix
 
 
 def client_for(url: Optional[str]) -> SandboxClient:
-    """A shared client for a sandbox URL (verl passes ``.../run_code``; the suffix is dropped)."""
+    """A shared client for a sandbox URL (verl passes ``.../run_code``; the suffix is dropped),
+    checked (:meth:`~judgebox.sandbox.client.client.SandboxClient.check`, a few seconds) when first made.
+
+    Raises:
+        SandboxUnavailable: no sandbox answers at ``url`` (checked again on the next call).
+    """
     if not url:
         return default_client()
     base = url.rstrip("/")
@@ -29,9 +35,20 @@ def client_for(url: Optional[str]) -> SandboxClient:
         if base.endswith(suffix):
             base = base[: -len(suffix)]
     with _lock:
-        if base not in _clients:
-            _clients[base] = SandboxClient(base)
-        return _clients[base]
+        client = _clients.get(base)
+    if client is None:
+        client = SandboxClient(base)
+        try:
+            client.check()
+        except SandboxUnavailable:
+            client.close()
+            raise
+        with _lock:
+            stored = _clients.setdefault(base, client)
+        if stored is not client:
+            client.close()
+        return stored
+    return client
 
 
 #: The keys of every :func:`compute_score` result.
@@ -82,7 +99,10 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
     except TestDataError as exc:
         return _score(Judgement(verdict=Verdict.test_data_error, message=str(exc)), binary, kwargs)
     code = extract_code(solution_str or "", spec.language, kwargs.get("extract_policy", "last"))
-    client = client_for(kwargs.get("sandbox_fusion_url") or kwargs.get("sandbox_url"))
+    try:
+        client = client_for(kwargs.get("sandbox_fusion_url") or kwargs.get("sandbox_url"))
+    except SandboxUnavailable as exc:  # a dead URL is the sandbox's failure, told in seconds
+        return _score(Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests, message=str(exc)), binary, kwargs)
     stop = binary and kwargs.get("stop_on_first_failure", True)
     future = _pool.submit(_judge_gated, kwargs.get("concurrent_semaphore"), spec, code, client, stop)
     try:

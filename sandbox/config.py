@@ -12,7 +12,7 @@ import socket
 import sys
 from typing import Literal, Optional
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -30,6 +30,17 @@ class SandboxSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="JUDGEBOX_", extra="forbid")
 
     python: str = Field(default_factory=default_python, description="interpreter for python/pytest")
+
+    @field_validator("python")
+    @classmethod
+    def _python_runs(cls, value: str) -> str:
+        """The interpreter must be an executable file (a bare name is looked up on ``PATH``)."""
+        path = value if "/" in value else shutil.which(value)
+        if not path or not os.path.isfile(path) or not os.access(path, os.X_OK):
+            why = "no such file" if not path or not os.path.exists(path) else "not an executable file"
+            raise ValueError(f"{value!r} is not a Python interpreter here ({why}); give the path of "
+                             "one, e.g. --python /usr/bin/python3 (JUDGEBOX_PYTHON)")
+        return value
     max_concurrency: int = Field(
         default_factory=lambda: os.cpu_count() or 1, ge=1, description="programs running at once"
     )

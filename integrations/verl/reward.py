@@ -17,6 +17,7 @@ from judgebox.reward.judge import judge
 from judgebox.reward.score import SCORE_KEYS, client_for, compute_score  # noqa: F401  (verl's entry points)
 from judgebox.reward.spec import TestDataError, TestSpec
 from judgebox.reward.verdict import Judgement, TestResult, Verdict
+from judgebox.sandbox.errors import SandboxUnavailable
 
 #: verl's result codes: True pass, False wrong answer, -1 sandbox/API error, -2 runtime error,
 #: -3 timeout, -4 compile error.
@@ -62,7 +63,10 @@ def check_correctness(sandbox_fusion_url: Optional[str], in_outs: Optional[dict]
     except TestDataError as exc:
         n = len(in_outs.get("inputs") or []) if isinstance(in_outs, dict) and isinstance(in_outs.get("inputs"), list) else 0
         return [-1] * max(n, 1), [{"error": str(exc), "case_index": i, "status": "test_data_error"} for i in range(max(n, 1))]
-    client = client_for(sandbox_fusion_url)
+    try:
+        client = client_for(sandbox_fusion_url)
+    except SandboxUnavailable as exc:  # a dead URL: -1 (sandbox error) per test, told in seconds
+        return _verl_results(spec, Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests, message=str(exc)))
     if concurrent_semaphore is not None:
         with concurrent_semaphore:
             j = judge(spec, generation, client=client)

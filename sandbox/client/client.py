@@ -161,6 +161,18 @@ class SandboxClient:
         """State of each endpoint (url, healthy, in_flight, failures, served, supports_run_tests)."""
         return self._http.pool.snapshot() if self._http else []
 
+    def check(self, timeout: float = 5.0) -> None:
+        """Make sure a sandbox answers before work starts: ``GET /v1/ping`` on every endpoint at once,
+        ``timeout`` seconds each (nothing to do for the embedded sandbox). A dead endpoint beside a
+        live one is logged and left to the balancer.
+
+        Raises:
+            SandboxUnavailable: no endpoint answered; the message names each URL and its cause
+                (connection refused, unknown host, TLS, an HTTP status).
+        """
+        if self._http is not None:
+            self._sync_coro(lambda http: http.check(timeout))
+
     def close(self) -> None:
         """Close the HTTP connections and stop the client's loop thread (idempotent)."""
         if self._http is not None:

@@ -46,6 +46,7 @@ class Endpoint:
         supports_run_tests: ``False`` once ``/run_tests`` answered 404/405 (a plain SandboxFusion).
         supports_sessions: ``False`` once ``POST /sessions`` answered 404/405 (a plain SandboxFusion).
         served: requests this endpoint answered (any HTTP answer).
+        last_error: the latest failure seen there (``"POST <url>/run_code: ConnectError: ..."``), or ``""``.
     """
 
     url: str
@@ -57,12 +58,14 @@ class Endpoint:
     supports_run_tests: Optional[bool] = None
     supports_sessions: Optional[bool] = None
     served: int = 0
+    last_error: str = ""
 
     def snapshot(self) -> dict[str, object]:
         """A plain-dict copy for logs and tests."""
         return {"url": self.url, "healthy": self.healthy, "in_flight": self.in_flight,
                 "failures": self.failures, "served": self.served,
-                "supports_run_tests": self.supports_run_tests, "supports_sessions": self.supports_sessions}
+                "supports_run_tests": self.supports_run_tests, "supports_sessions": self.supports_sessions,
+                "last_error": self.last_error}
 
 
 class EndpointPool:
@@ -145,8 +148,10 @@ class EndpointPool:
         ep.failures = 0
 
     def failed(self, ep: Endpoint, why: str) -> None:
-        """Record a failed attempt; at ``failure_threshold`` the endpoint starts a cool-down."""
+        """Record a failed attempt (``why``: what failed, with the URL and the cause); at
+        ``failure_threshold`` the endpoint starts a cool-down."""
         ep.failures += 1
+        ep.last_error = why
         if ep.healthy and ep.failures >= self.failure_threshold:
             ep.healthy = False
             ep.down_until = time.monotonic() + self.cooldown

@@ -190,6 +190,16 @@ def retry_after_seconds(value: Optional[str]) -> float:
         return 0.0
 
 
+async def ping_error(http: httpx.AsyncClient, url: str, timeout: float) -> str:
+    """``""`` when ``GET <url>/v1/ping`` answers 200 within ``timeout`` seconds, else why not, with
+    the URL and the cause (``"GET http://h:9/v1/ping: ConnectError: All connection attempts failed"``)."""
+    try:
+        r = await http.get(f"{url}/v1/ping", timeout=timeout)
+    except httpx.HTTPError as exc:
+        return f"GET {url}/v1/ping: {type(exc).__name__}: {exc or 'no answer'}"
+    return "" if r.status_code == 200 else f"GET {url}/v1/ping answered HTTP {r.status_code}"
+
+
 class HTTPSandbox:
     """Balancing, retries and the ``/run_tests`` fallback over ``urls``; lives on one event loop.
 
@@ -214,11 +224,28 @@ class HTTPSandbox:
                          + wait_random(0, s.backoff_jitter))
 
     async def _ping(self, url: str) -> bool:
-        try:
-            r = await self.http.get(f"{url}/v1/ping", timeout=self.settings.ping_timeout)
-            return r.status_code == 200
-        except httpx.HTTPError:
-            return False
+        """Whether ``url`` answers ``GET /v1/ping`` with 200 within ``ping_timeout``; why not is kept
+        as the endpoint's ``last_error``."""
+        why = await ping_error(self.http, url, self.settings.ping_timeout)
+        if why:
+            self.pool.get(url).last_error = why
+        return not why
+
+    async def check(self, timeout: float) -> None:
+        """Ping every endpoint at once (``timeout`` seconds each).
+
+        Raises:
+            SandboxUnavailable: none answered; the message names each URL and its cause.
+        """
+        urls = [ep.url for ep in self.pool.endpoints]
+        errors = await asyncio.gather(*(ping_error(self.http, u, timeout) for u in urls))
+        for url, why in zip(urls, errors):
+            if why:
+                self.pool.get(url).last_error = why
+                log.warning("sandbox endpoint %s", why)
+        if all(errors):
+            raise SandboxUnavailable("no sandbox answers: " + "; ".join(errors) + " (start one with `judgebox "
+                                     "serve`, or fix the URL)", endpoint=urls[0])
 
     async def run_code(self, request: RunCodeRequest) -> RunCodeResponse:
         return await self.call("/run_code", request, RunCodeResponse)
@@ -269,8 +296,9 @@ class HTTPSandbox:
                 await self.pool.wait_live(call.deadline)
                 ep = self.pool.pick(call.avoid, **need)
             if ep is None:
+                last = "; ".join(e.last_error for e in self.pool.endpoints if e.last_error)
                 raise _Retry(SandboxUnavailable, f"no live sandbox endpoint: all {len(self.pool.endpoints)} "
-                             "are cooling down after failures")
+                             f"are cooling down after failures (last: {last or 'unknown'})")
             remaining = max(0.01, call.deadline - time.monotonic())
             timeout = httpx.Timeout(min(call.timeout, remaining),
                                     connect=min(self.settings.connect_timeout, remaining))
@@ -279,8 +307,9 @@ class HTTPSandbox:
                 resp = await self.http.post(f"{ep.url}{call.path}", json=call.payload, timeout=timeout)
             except httpx.TransportError as exc:
                 call.avoid.add(ep.url)
-                self.pool.failed(ep, type(exc).__name__)
-                raise _Retry(SandboxUnavailable, f"POST {ep.url}{call.path}: {type(exc).__name__}: {exc}",
+                why = f"POST {ep.url}{call.path}: {type(exc).__name__}: {exc}"
+                self.pool.failed(ep, why)
+                raise _Retry(SandboxUnavailable, why,
                              endpoint=ep.url, now=self.pool.has_other(call.avoid)) from exc
             finally:
                 ep.in_flight -= 1
@@ -292,7 +321,7 @@ class HTTPSandbox:
             try:
                 result = call.response_type.model_validate_json(resp.content)
             except ValidationError as exc:
-                self.pool.failed(ep, "invalid body")
+                self.pool.failed(ep, f"{where} answered 200 with an invalid body")
                 call.avoid.add(ep.url)
                 raise _Retry(SandboxServerError, f"{where} answered 200 with a body that is not a "
                              f"{call.response_type.__name__}: {resp.text[:200]!r}", endpoint=ep.url,
@@ -328,7 +357,7 @@ class HTTPSandbox:
             except (ValueError, AttributeError):
                 detail = resp.text[:500]
             raise SandboxRequestError(f"{where} rejected the request: HTTP {code}: {detail}", code)
-        self.pool.failed(ep, f"HTTP {code}")
+        self.pool.failed(ep, f"{where} answered HTTP {code}")
         call.avoid.add(ep.url)
         raise _Retry(SandboxUnavailable if code == 502 else SandboxServerError,
                      f"{where} answered HTTP {code}: {resp.text[:200]}", endpoint=ep.url,
@@ -389,7 +418,7 @@ class HTTPSandbox:
                     resp = await self.http.request(method, f"{ep.url}{path}", json=payload, timeout=httpx.Timeout(
                         min(timeout, remaining), connect=min(self.settings.connect_timeout, remaining)))
                 except httpx.TransportError as exc:
-                    self.pool.failed(ep, type(exc).__name__)
+                    self.pool.failed(ep, f"{where}: {type(exc).__name__}: {exc}")
                     raise SandboxUnavailable(f"{where}: {type(exc).__name__}: {exc} (a session's calls are never "
                                              "sent to another endpoint)", endpoint=ep.url, attempts=attempt) from exc
                 finally:
@@ -424,7 +453,7 @@ class HTTPSandbox:
             if 400 <= code < 500:
                 self.pool.answered(ep)
                 raise SandboxRequestError(f"{where} rejected the request: HTTP {code}: {detail}", code)
-            self.pool.failed(ep, f"HTTP {code}")
+            self.pool.failed(ep, f"{where} answered HTTP {code}")
             raise (SandboxUnavailable if code == 502 else SandboxServerError)(
                 f"{where} answered HTTP {code}: {detail}", endpoint=ep.url, status_code=code, attempts=attempt)
         raise AssertionError("unreachable")  # pragma: no cover

@@ -7,14 +7,18 @@ datasets' reference solutions reads ``$JUDGEBOX_DATA_DIR`` (skipped without it).
 """
 
 import asyncio
+import contextlib
+import http.server
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -146,16 +150,44 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
+@contextlib.contextmanager
+def broken_sandbox() -> Iterator[str]:
+    """The URL of a sandbox that answers ``/v1/ping`` (so commands start) and fails every run with
+    HTTP 502 (a gateway whose executors are gone): every sample is an infrastructure error."""
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/v1/ping" else 404)
+            self.end_headers()
+            self.wfile.write(b"pong")
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(502)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.mark.slow
 def test_infra_errors_are_excluded_from_pass_at_k_then_scored_on_rerun(tmp_path):
-    """BUG-007 kind: a sandbox that refuses connections gives infra_error, counted apart, never a
-    failure; exit status 2; the same command with a working sandbox then scores those samples."""
+    """BUG-007 kind: a sandbox whose runs fail gives infra_error, counted apart, never a failure;
+    exit status 2; the same command with a working sandbox then scores those samples."""
     problems, _ = load_dataset("humaneval")
     samples = write_samples(tmp_path / "s.jsonl", [(p.task_id, p.gold) for p in problems[:3]])
     args = ["eval", "humaneval", "--samples", str(samples), "--k", "1", "--no-progress",
             "--results", "r.jsonl", "--summary", "s.json", "--allow-partial"]
-    down = judgebox(*args, "--sandbox-url", f"http://127.0.0.1:{closed_port()}", "--retries", "0",
-                    cwd=tmp_path, check=False, timeout=300)
+    with broken_sandbox() as url:
+        down = judgebox(*args, "--sandbox-url", url, "--retries", "0", cwd=tmp_path, check=False, timeout=300)
     assert down.returncode == 2, down.stdout + down.stderr
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["excluded"] == {"infra_error": 3} and summary["n_scored"] == 0
@@ -165,6 +197,20 @@ def test_infra_errors_are_excluded_from_pass_at_k_then_scored_on_rerun(tmp_path)
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["pass_at_k_attempted"] == {"pass@1": 1.0} and summary["excluded"] == {}
     assert summary["n_problems_unattempted"] == 161 and summary["pass_at_k"] == {"pass@1": 3 / 164}
+
+
+def test_a_dead_sandbox_url_is_refused_in_seconds_naming_the_url_and_the_cause(tmp_path):
+    """Before, every sample took ~140 s to become an infrastructure error (HumanEval: ~1.5 hours);
+    the command now pings the URL first and stops with one line."""
+    url = f"http://127.0.0.1:{closed_port()}"
+    start = time.monotonic()
+    proc = judgebox("eval", "humaneval", "--samples", "gold", "--sandbox-url", url, "--no-progress",
+                    cwd=tmp_path, check=False, timeout=120)
+    assert time.monotonic() - start < 60  # the ping's own limit is 5 s; the rest is the interpreter
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = proc.stderr.splitlines()[-1]
+    assert line.startswith(f"judgebox eval: --sandbox-url: no sandbox answers: GET {url}/v1/ping: ConnectError: "), line
+    assert not (tmp_path / "judgebox-results").exists() or not any((tmp_path / "judgebox-results").iterdir())
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from judgebox.reward.loaders import load_dataset
-from tests.reward.test_eval import JUDGEBOX, closed_port, embedded_env, judgebox, write_samples
+from tests.reward.test_eval import JUDGEBOX, broken_sandbox, embedded_env, judgebox, write_samples
 
 FIX_IN = "give a jsonl/json/parquet samples file, 'gold' or 'column:NAME'"
 FIX_OUT = "give a file path in an existing directory you can write to"
@@ -104,8 +104,8 @@ def test_resume_after_infra_errors_says_they_are_rescored(tmp_path):
     samples = write_samples(tmp_path / "s.jsonl", [(p.task_id, p.gold) for p in problems[:3]])
     args = ["eval", "humaneval", "--samples", str(samples), "--k", "1", "--no-progress", "--results", "r.jsonl",
             "--allow-partial"]
-    down = judgebox(*args, "--sandbox-url", f"http://127.0.0.1:{closed_port()}", "--retries", "0",
-                    cwd=tmp_path, check=False, timeout=300)
+    with broken_sandbox() as url:
+        down = judgebox(*args, "--sandbox-url", url, "--retries", "0", cwd=tmp_path, check=False, timeout=300)
     assert down.returncode == 2, down.stdout + down.stderr
     rerun = judgebox(*args, cwd=tmp_path)
     assert ("resuming from r.jsonl: keeping 0 of 3 results; re-scoring 3 infrastructure errors; "

@@ -24,3 +24,25 @@ def test_compute_score_loaded_by_path_scores_a_real_run():
     bad = compute_score(data_source="apps", solution_str="```python\nprint(0)\n```", ground_truth=truth)
     assert (good["score"], good["acc"], good["n_passed"], good["n_total"]) == (1.0, True, 2, 2)
     assert (bad["score"], bad["acc"], bad["verdict"], bad["infra_error"]) == (0.0, False, "wrong_answer", False)
+
+
+def test_a_dead_sandbox_url_is_an_infrastructure_error_in_seconds():
+    """verl's two entry points against a URL nobody listens on: an infrastructure error (never a
+    wrong answer) whose message names the URL and the cause, returned in seconds (the ping), not
+    after the client's retries (~140 s per call before)."""
+    import socket
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/run_code"
+    gt = {"inputs": ["1\n", "2\n"], "outputs": ["1\n", "2\n"]}
+    start = time.monotonic()
+    score = verl_reward.compute_score("apps", "```python\nprint(input())\n```", json.dumps(gt), sandbox_fusion_url=url)
+    results, meta = verl_reward.check_correctness(url, gt, "print(input())")
+    assert time.monotonic() - start < 30
+    assert (score["score"], score["infra_error"], score["verdict"]) == (0.0, True, "infra_error")
+    assert results == [-1, -1]
+    assert meta[0]["api_status"] == "SandboxError"
+    assert meta[0]["api_request_error"].startswith(f"no sandbox answers: GET {url[:-len('/run_code')]}/v1/ping: "
+                                                   "ConnectError: ")

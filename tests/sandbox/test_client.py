@@ -125,8 +125,24 @@ def test_bug_007_refused_connection_is_an_infrastructure_error(closed_port):
         assert client.endpoints[0]["healthy"] is False
         # every endpoint resting: a new call waits out the cool-down, pings, and fails when the
         # ping finds nothing (it never reports a verdict)
-        with pytest.raises(SandboxUnavailable, match="cooling down"):
+        with pytest.raises(SandboxUnavailable, match="cooling down") as info:
             client.run_code({"code": "print(1)", "language": "python"})
+        # ... and says why: the last real error, with the URL (was only "all 1 are cooling down")
+        assert f"(last: GET {closed_port}/v1/ping: ConnectError: " in str(info.value), info.value
+        assert client.endpoints[0]["last_error"].startswith(f"GET {closed_port}/v1/ping: ConnectError: ")
+
+
+def test_check_names_each_dead_url_and_its_cause(closed_port, live_server):
+    """``SandboxClient.check()``: nothing to do embedded; one live endpoint is enough; none raises
+    ``SandboxUnavailable`` naming each URL and why."""
+    with SandboxClient(closed_port) as client:
+        with pytest.raises(SandboxUnavailable, match=f"no sandbox answers: GET {closed_port}/v1/ping: ConnectError: "):
+            client.check(timeout=2)
+    with SandboxClient(f"{closed_port},{live_server}") as client:
+        client.check(timeout=2)
+        assert [e["last_error"] != "" for e in client.endpoints] == [True, False]
+    with SandboxClient("") as client:
+        client.check()
 
 
 async def test_bug_007_refused_connection_async(closed_port):

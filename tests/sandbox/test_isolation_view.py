@@ -292,6 +292,17 @@ def without_sys_admin(*argv: str) -> list[str]:
     return [SETPRIV, "--bounding-set=-sys_admin", "--inh-caps=-sys_admin", *argv]
 
 
+def test_serve_with_a_missing_interpreter_names_the_path_not_the_isolation(tmp_path):
+    """It was reported as a host isolation failure with advice to run as root."""
+    out = subprocess.run([sys.executable, "-m", "judgebox.cli", "serve", "--port", "1", "--python",
+                          "/nonexistent/python"], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "JUDGEBOX_WORKDIR_ROOT": str(tmp_path)})
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.strip() == ("judgebox serve: --python: '/nonexistent/python' is not a Python interpreter "
+                                  "here (no such file); give the path of one, e.g. --python /usr/bin/python3 "
+                                  "(JUDGEBOX_PYTHON)")
+
+
 @needs_setpriv
 def test_serve_without_cap_sys_admin_refuses_to_start_naming_the_fix(tmp_path):
     out = subprocess.run(without_sys_admin(sys.executable, "-m", "judgebox.cli", "serve", "--port", "1"),
