@@ -116,23 +116,55 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def checked_client(urls: list[str]):
+def _runtime_build(args: argparse.Namespace) -> int:
+    from judgebox.sandbox.runtime import PROFILES
+    from judgebox.sandbox.runtime.build import BuildError, build_runtime, select
+
+    if args.profile not in PROFILES:
+        raise UsageError(f"--profile {args.profile}: no such profile; choose among {', '.join(PROFILES)}")
+    kinds = [k.strip() for k in args.languages.split(",") if k.strip()] if args.languages else None
+    try:
+        build_runtime(select(PROFILES[args.profile], kinds))
+    except BuildError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
+def _runtime_show(args: argparse.Namespace) -> int:
+    import json
+
+    from judgebox.sandbox.config import SandboxSettings
+
+    runtime = SandboxSettings().program_runtime
+    print(json.dumps(runtime.describe() if runtime else {"name": "host", "python": sys.executable}, indent=1))
+    return 0
+
+
+def checked_client(urls: list[str], manifest=None):
     """The command's :class:`~judgebox.sandbox.client.client.SandboxClient` (``--sandbox-url``, else the
     environment, else embedded), its sandbox checked first (a few seconds): a command never spends
-    hours turning every sample into an infrastructure error against a dead URL.
+    hours turning every sample into an infrastructure error against a dead URL, nor scores a dataset
+    whose harness libraries (``manifest.libraries``) the sandbox lacks.
 
     Raises:
-        UsageError: no sandbox answers; the message names each URL and its cause.
+        UsageError: no sandbox answers (the message names each URL and its cause), or it lacks a
+            library the dataset's harness provides (naming them and the build command).
     """
+    from judgebox.reward.libraries import MissingLibraries, require_libraries
     from judgebox.sandbox import SandboxClient
     from judgebox.sandbox.errors import SandboxUnavailable
 
     client = SandboxClient(urls or None)
     try:
         client.check()
+        if manifest is not None and manifest.libraries:
+            require_libraries(client, manifest.name, manifest.language or "python", manifest.libraries)
     except SandboxUnavailable as exc:
         client.close()
         raise UsageError(f"--sandbox-url: {exc}") from None
+    except MissingLibraries as exc:
+        client.close()
+        raise UsageError(str(exc)) from None
     return client
 
 
@@ -202,7 +234,7 @@ def _eval(args: argparse.Namespace) -> int:
     sanitize = args.sanitize if args.sanitize is not None else bool(manifest and manifest.sanitize)
     if sanitize:
         check_sanitizable(problems)
-    client = checked_client(args.sandbox_url)
+    client = checked_client(args.sandbox_url, manifest)
     concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
@@ -302,7 +334,7 @@ def _rollout(args: argparse.Namespace) -> int:
 
     from judgebox.agent.loop import ToolAgentLoop
 
-    client = checked_client(args.sandbox_url)
+    client = checked_client(args.sandbox_url, manifest)
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer or args.model)
 
     async def run():
@@ -481,6 +513,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     ds = sub.add_parser("datasets", help="list dataset manifests and which are available locally")
     ds.set_defaults(func=_datasets)
+
+    rt = sub.add_parser("runtime", help="program runtimes: the libraries programs may import")
+    rt_sub = rt.add_subparsers(dest="runtime_command", required=True)
+    build = rt_sub.add_parser("build", help="build a runtime profile (outside the server's environment)")
+    build.add_argument("--profile", default="default", help="the profile to build (default: default)")
+    build.add_argument("--languages", help="comma-separated package kinds to build: python, node, debian "
+                                           "(default: all of the profile's)")
+    build.set_defaults(func=_runtime_build)
+    show = rt_sub.add_parser("show", help="print the runtime programs use here (JSON)")
+    show.set_defaults(func=_runtime_show)
 
     data = sub.add_parser("data", help="dataset utilities")
     data_sub = data.add_subparsers(dest="data_command", required=True)

@@ -12,8 +12,10 @@ import socket
 import sys
 from typing import Literal, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .runtime import Runtime, find_runtime
 
 
 def default_python() -> str:
@@ -29,7 +31,30 @@ class SandboxSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="JUDGEBOX_", extra="forbid")
 
-    python: str = Field(default_factory=default_python, description="interpreter for python/pytest")
+    python: str = Field(default_factory=default_python, description="interpreter for python/pytest (default: the "
+                        "runtime's, else the one running judgebox)")
+    runtime: Optional[str] = Field(
+        None, description="program runtime: a profile built by `judgebox runtime build` (its Python runs python, "
+                          "pytest and Jupyter programs; its npm packages are on NODE_PATH), a runtime folder, or "
+                          "'host' (the server's own interpreter and nothing more); unset: the built 'default' "
+                          "profile, else 'host'")
+    _runtime: Optional[Runtime] = PrivateAttr(None)
+
+    @model_validator(mode="after")
+    def _use_runtime(self) -> "SandboxSettings":
+        """Resolve :attr:`runtime`; its interpreter becomes :attr:`python` unless one was given."""
+        try:
+            self._runtime = find_runtime(self.runtime)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        if self._runtime is not None and self._runtime.python and "python" not in self.model_fields_set:
+            self.python = self._runtime.python
+        return self
+
+    @property
+    def program_runtime(self) -> Optional[Runtime]:
+        """The built runtime programs use, or ``None`` for the host's interpreter."""
+        return self._runtime
 
     @field_validator("python")
     @classmethod
@@ -102,4 +127,5 @@ class SandboxSettings(BaseSettings):
         """
         if not overrides:
             return self
-        return type(self).model_validate({**self.model_dump(), **overrides})
+        derived = set() if "python" in self.model_fields_set else {"python"}  # the runtime's: chosen again
+        return type(self).model_validate({**self.model_dump(exclude=derived), **overrides})

@@ -24,7 +24,7 @@ from .config import SandboxSettings
 from .errors import SandboxRequestError
 from .isolation.disk import scratch_path
 from .isolation.unit import Isolation, RunIsolation
-from .languages import RECIPES, Recipe, installed_languages, toolchain_env, toolchain_version
+from .languages import GO_LIBRARIES, RECIPES, Recipe, installed_languages, toolchain_env, toolchain_version
 from .limits import RunLimits
 from .models import (
     CommandRunResult,
@@ -40,6 +40,7 @@ from .models import (
 )
 from .process import ProcessResult, run_process
 from .runfs import FetchBudget, fetch, remove_output, write_files
+from .runtime import BUILD_COMMAND
 from .speedups.compile_cache import CompileCache, compile_key, toolchain_id
 from .speedups.forkserver import ForkServer, ForkServerUnavailable, is_script_command
 from .speedups.jvm import javac_archives, javac_key
@@ -69,9 +70,11 @@ class Executor:
         for d in prebuilt_dirs:
             os.makedirs(d, mode=0o755, exist_ok=True)
         homes = toolchain_env()
+        runtime = self.settings.program_runtime  # its folder is shown read-only, as a toolchain's
         self.isolation = Isolation(self.settings, sorted(set(found.values())), self.root,
                                    [self.gocache, *prebuilt_dirs],
-                                   [homes[k] for k in ("RUSTUP_HOME", "CARGO_HOME", "JAVA_HOME", "GOROOT") if k in homes])
+                                   [*(homes[k] for k in ("RUSTUP_HOME", "CARGO_HOME", "JAVA_HOME", "GOROOT") if k in homes),
+                                    *([runtime.folder] if runtime else [])])
         blocked = self.isolation.unreachable if self.isolation.uids else {}
         #: languages whose toolchain the run uid cannot execute: name -> (program, folder lacking o+x)
         self._blocked = {n: (p, blocked[p]) for n, p in found.items() if p in blocked}
@@ -103,14 +106,20 @@ class Executor:
         """The complete environment of a program in ``workdir`` (nothing else is inherited).
 
         ``HOME`` and ``TMPDIR`` are the working directory; Python gets ``PYTHONUNBUFFERED=1``,
-        ``PYTHONIOENCODING=utf-8`` and ``PYTHONINTMAXSTRDIGITS=0``; Go gets the shared ``GOCACHE``.
+        ``PYTHONIOENCODING=utf-8`` and ``PYTHONINTMAXSTRDIGITS=0``; Go gets the shared ``GOCACHE``
+        and the Debian Go libraries on ``GOPATH`` (:data:`GO_LIBRARIES`); Node.js the runtime's
+        ``node_modules`` as ``NODE_PATH``.
         """
         env = dict(self._base_env)
         env.update(
             HOME=workdir, TMPDIR=workdir, LANG="C.UTF-8", LC_ALL="C.UTF-8",
             PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8", PYTHONINTMAXSTRDIGITS="0",
-            PYTHONDONTWRITEBYTECODE="1", GOCACHE=self.gocache, GOPATH=os.path.join(workdir, ".go"),
+            PYTHONDONTWRITEBYTECODE="1", GOCACHE=self.gocache,
+            GOPATH=":".join([os.path.join(workdir, ".go"), *GO_LIBRARIES]),
         )
+        runtime = self.settings.program_runtime
+        if runtime is not None and runtime.node_path:
+            env["NODE_PATH"] = runtime.node_path
         if recipe is not None:
             env.update(dict(recipe.env))
         env.update(iso.env)
@@ -143,6 +152,11 @@ class Executor:
             program, folder = self._blocked[language]
             return (f"language {language!r} is not usable on this sandbox: its toolchain {program} is not "
                     f"executable by the run user ({folder} lacks o+x; chmod o+x {folder}); {installed}")
+        recipe = RECIPES.get(language)
+        if recipe is not None and recipe.module and shutil.which(recipe.executable(self.settings.python)):
+            return (f"language {language!r} is not installed on this sandbox: its interpreter "
+                    f"{self.settings.python} cannot import {recipe.module}; build the program runtime with "
+                    f"`{BUILD_COMMAND.format(name='default')}` (or give an interpreter that has it); {installed}")
         return f"language {language!r} is not installed on this sandbox; {installed}"
 
     @contextlib.contextmanager

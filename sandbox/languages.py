@@ -50,9 +50,14 @@ def check_cpp_std(value: Optional[str]) -> Optional[str]:
     return value
 
 
-#: Java class path: the working directory plus javatuples (Debian ``libjavatuples-java``), which
-#: MultiPL-E's Java prompts import, as SandboxFusion's image provides. A missing jar is ignored by javac.
-JAVA_CLASSPATH = ".:/usr/share/java/javatuples.jar"
+#: Java class path: the working directory plus the Debian jars of the runtime profiles
+#: (:mod:`judgebox.sandbox.runtime.profiles`): javatuples (``libjavatuples-java``), which MultiPL-E's
+#: Java prompts import, JUnit 4 (``junit4``) and Hamcrest (``libhamcrest-java``), as SandboxFusion's
+#: image provides them. A missing jar is ignored by javac and java.
+JAVA_CLASSPATH = ".:" + ":".join(f"/usr/share/java/{jar}.jar" for jar in ("javatuples", "junit4", "hamcrest"))
+#: Go libraries beside the working folder's own ``GOPATH`` entry: where Debian's ``golang-*-dev``
+#: packages put their sources (testify, which HumanEval-X's Go tests import, and its dependencies).
+GO_LIBRARIES = tuple(d for d in ("/usr/share/gocode",) if os.path.isdir(d))
 
 
 #: JVM options for programs: no ``hsperfdata`` file in ``/tmp`` (a few ms per start; nothing a

@@ -42,6 +42,9 @@ class Manifest(BaseModel):
     has_gold: bool = True
     sample_columns: list[str] = Field(default_factory=list, description="columns usable as samples")
     source: str = Field("", description="how to get the data when it is not found locally")
+    libraries: list[str] = Field(default_factory=list, description="modules the official harness gives programs "
+                                 "(Python import names, Node.js packages): scoring refuses to start when the "
+                                 "sandbox's runtime lacks one (judgebox.reward.libraries)")
 
     @field_validator("prelude")
     @classmethod

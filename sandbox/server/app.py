@@ -168,16 +168,23 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     async def ping() -> str:
         return "pong"
 
+    runtime = settings.program_runtime
+    runtime_info = runtime.describe() if runtime else {"name": "host", "python": settings.python}
+    in_runtime = {"python", "pytest", "nodejs"} if runtime else set()
+
     @app.get("/languages")
     async def languages() -> dict[str, Optional[str]]:
-        return {name: toolchain_version(name, settings.python) for name in executor.languages()}
+        """Installed language -> toolchain version; those the runtime serves name it: ``(runtime default)``."""
+        return {name: (f"{version} (runtime {runtime_info['name']})" if name in in_runtime and version else version)
+                for name in executor.languages() for version in [toolchain_version(name, settings.python)]}
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"status": "ok", "pod": settings.pod_name, "isolation": executor.isolation.describe(),
                 "max_concurrency": admission.max_concurrency, "max_queue": admission.max_queue,
                 "queue_timeout": admission.queue_timeout, "running": admission.running,
-                "waiting": admission.waiting, "sessions": sessions.live, "max_sessions": sessions.max_sessions}
+                "waiting": admission.waiting, "sessions": sessions.live, "max_sessions": sessions.max_sessions,
+                "runtime": runtime_info}
 
     @app.get("/metrics")
     async def prometheus() -> Response:

@@ -61,8 +61,9 @@ def venv_python():
 @pytest.fixture(scope="module")
 def server(venv_python):
     root = tempfile.mkdtemp(prefix="jb-view-root-")
-    srv = start_live_server(env={"JUDGEBOX_WORKDIR_ROOT": root, "JUDGEBOX_TEST_TOKEN": TOKEN},
-                            python=venv_python)
+    # runtime "host": programs run in the server's own interpreter, this venv (not a built runtime)
+    srv = start_live_server(env={"JUDGEBOX_WORKDIR_ROOT": root, "JUDGEBOX_TEST_TOKEN": TOKEN,
+                                 "JUDGEBOX_RUNTIME": "host"}, python=venv_python)
     srv.root = root
     srv.python = venv_python
     try:
