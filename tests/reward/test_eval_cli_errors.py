@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from judgebox.reward.loaders import load_dataset
-from tests.reward.test_eval import JUDGEBOX, broken_sandbox, embedded_env, judgebox, write_samples
+from tests.reward.test_eval import JUDGEBOX, ONE_ATTEMPT, broken_sandbox, embedded_env, judgebox, write_samples
 
 FIX_IN = "give a jsonl/json/parquet samples file, 'gold' or 'column:NAME'"
 FIX_OUT = "give a file path in an existing directory you can write to"
@@ -105,7 +105,8 @@ def test_resume_after_infra_errors_says_they_are_rescored(tmp_path):
     args = ["eval", "humaneval", "--samples", str(samples), "--k", "1", "--no-progress", "--results", "r.jsonl",
             "--allow-partial"]
     with broken_sandbox() as url:
-        down = judgebox(*args, "--sandbox-url", url, "--retries", "0", cwd=tmp_path, check=False, timeout=300)
+        down = judgebox(*args, "--sandbox-url", url, "--retries", "0", cwd=tmp_path, check=False, timeout=300,
+                        env=ONE_ATTEMPT)
     assert down.returncode == 2, down.stdout + down.stderr
     rerun = judgebox(*args, cwd=tmp_path)
     assert ("resuming from r.jsonl: keeping 0 of 3 results; re-scoring 3 infrastructure errors; "

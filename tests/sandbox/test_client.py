@@ -116,7 +116,7 @@ def test_invalid_request_is_a_request_error_naming_the_field(no_env, closed_port
 def test_bug_007_refused_connection_is_an_infrastructure_error(closed_port):
     """BUG-007: a refused connection raises SandboxUnavailable after the retries, not a verdict,
     and the endpoint is taken out for a cool-down."""
-    with SandboxClient(closed_port, max_attempts=3, failure_threshold=3, **FAST) as client:
+    with SandboxClient(closed_port, max_attempts=3, failure_threshold=3, cooldown=1, **FAST) as client:
         with pytest.raises(SandboxInfraError) as info:
             client.run_code({"code": "print(1)", "language": "python"})
         assert isinstance(info.value, SandboxUnavailable)

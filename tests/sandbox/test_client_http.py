@@ -52,10 +52,17 @@ class Gateway:
     prefix: Path
     process: subprocess.Popen
 
-    def statuses(self, path: str) -> list[int]:
-        """HTTP statuses nginx logged for ``POST path``, in order."""
-        text = (self.prefix / "access.log").read_text()
-        return [int(m) for m in re.findall(rf'"POST {re.escape(path)} HTTP/1\.1" (\d{{3}})', text)]
+    def statuses(self, path: str, at_least: int = 0) -> list[int]:
+        """HTTP statuses nginx logged for ``POST path``, in order. nginx logs a request after its
+        response is sent, so a client can see the answer before its line is written: with
+        ``at_least``, wait (up to 30 s) until that many lines are there, then read them all."""
+        deadline = time.monotonic() + 30
+        while True:
+            text = (self.prefix / "access.log").read_text()
+            found = [int(m) for m in re.findall(rf'"POST {re.escape(path)} HTTP/1\.1" (\d{{3}})', text)]
+            if len(found) >= at_least or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)
 
 
 @pytest.fixture
@@ -173,7 +180,7 @@ def test_bug_007_http_500_is_an_infrastructure_error(nginx):
     assert isinstance(info.value, SandboxServerError)
     assert not isinstance(info.value, SandboxRequestError)
     assert (info.value.status_code, info.value.attempts, info.value.endpoint) == (500, 3, gw.url)
-    assert gw.statuses("/run_code") == [500, 500, 500]
+    assert gw.statuses("/run_code", 3) == [500, 500, 500]
 
 
 @pytest.mark.slow
@@ -188,7 +195,7 @@ def test_429_waits_as_long_as_retry_after_says(nginx):
         assert client.endpoints[0]["healthy"] is True  # busy is not broken
     assert elapsed >= 2.0, elapsed
     assert (info.value.status_code, info.value.attempts) == (429, 2)
-    assert gw.statuses("/run_code") == [429, 429]
+    assert gw.statuses("/run_code", 2) == [429, 429]
 
 
 def test_gateway_502_for_a_dead_upstream_is_unavailable(nginx):
@@ -243,8 +250,8 @@ def test_run_tests_falls_back_to_run_code_on_plain_sandboxfusion(live_server, ng
     assert _shape(got) == _shape(expected) == _shape(again)
     assert got.status == RunStatus.Failed
     assert [x and x.stdout for x in got.run_results] == (["4\n", "9\n", None] if stop else ["4\n", "9\n", "16\n"])
-    assert gw.statuses("/run_tests") == [404]  # remembered: asked once for two calls
-    assert len(gw.statuses("/run_code")) == (4 if stop else 6)
+    assert gw.statuses("/run_tests", 1) == [404]  # remembered: asked once for two calls
+    assert len(gw.statuses("/run_code", 4 if stop else 6)) == (4 if stop else 6)
 
 
 def test_run_tests_fallback_compile_error_runs_no_case(live_server, nginx):
@@ -253,7 +260,7 @@ def test_run_tests_fallback_compile_error_runs_no_case(live_server, nginx):
     request = {"code": "int main( {", "language": "cpp", "cases": [{"stdin": ""}, {"stdin": ""}]}
     with SandboxClient(live_server) as direct, SandboxClient(gw.url) as client:
         assert _shape(client.run_tests(request)) == _shape(direct.run_tests(request))
-    assert len(gw.statuses("/run_code")) == 1
+    assert len(gw.statuses("/run_code", 1)) == 1
 
 
 # ---- overload: the server's own 504 and a gateway's 504 ------------------------------------------
@@ -285,7 +292,7 @@ def test_gateway_504_is_retried_and_succeeds_when_capacity_frees(live_server_fac
     with SandboxClient(gw.url, max_attempts=10, backoff_initial=0.5, backoff_max=3) as client:
         results = asyncio.run(_gather(client, [sleeper(0.4, i) for i in range(3)]))
     assert [r.run_result.stdout for r in results] == ["0\n", "1\n", "2\n"]
-    assert 504 in gw.statuses("/run_code")
+    assert 504 in gw.statuses("/run_code", 1)
 
 
 def test_gateway_504_gives_up_at_the_deadline(live_server_factory, nginx):
@@ -299,7 +306,7 @@ def test_gateway_504_gives_up_at_the_deadline(live_server_factory, nginx):
         elapsed = time.monotonic() - start
     assert 1.0 <= elapsed < 3.0 + 2.0, elapsed
     assert info.value.attempts >= 2
-    assert gw.statuses("/run_code")[0] == 504
+    assert gw.statuses("/run_code", 1)[0] == 504
 
 
 async def _gather(client: SandboxClient, jobs: list[dict]) -> list:
