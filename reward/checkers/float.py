@@ -7,7 +7,8 @@ Two tokens match when they are equal text, or:
 - the expected token is an integer (``[+-]digits``: no ``.``, no exponent): the output token must be
   a number exactly equal to it (``1000001`` != ``1000000``, ``5.0`` == ``5``; BUG-054, Kattis
   problemtools#152): tolerance is for real numbers only;
-- both are decimal numbers (``[+-]digits[.digits][e±d]``, no ``nan``/``inf``/underscores) and
+- both are decimal numbers (``[+-]digits[.digits][e±d]`` in ASCII digits: no ``nan``/``inf``, no
+  underscores, no Arabic-Indic or other Unicode digits, which Python's own parsers accept; BUG-203) and
   ``|a - b| <= eps`` or ``|a - b| <= eps * |b|`` (``b`` the expected value): the Codeforces/CodeContests
   absolute-or-relative rule. So ``0.333333`` matches ``0.333333333333``, ``0.30000000000000004``
   matches ``0.3`` and ``-0.00`` matches ``0.00``.
@@ -24,8 +25,10 @@ from typing import Any
 
 from .tokens import tokens
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
-_INTEGER = re.compile(r"[+-]?\d+\Z")
+# ASCII digits only: Python's \d (and int()/float()/Decimal()) also take Arabic-Indic and other
+# Unicode digits, "1_000" and "infinity"; a numeric token must be a plain ASCII number (BUG-203)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z", re.ASCII)
+_INTEGER = re.compile(r"[+-]?\d+\Z", re.ASCII)
 
 EPS = 1e-6
 

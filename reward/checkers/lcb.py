@@ -4,7 +4,9 @@ The whole output and each line are stripped; the line counts must match; a line 
 is equal text, or when every whitespace-separated token of both lines parses as a ``Decimal`` and
 the two lists of Decimals are equal. Consequences (documented on purpose, BUG-009/011): there is no
 float tolerance (``0.333333`` != ``0.333333333333``; ``0.30000000000000004`` != ``0.3``), while
-``-0.0 == 0.0`` and ``1.0 == 1`` (Decimal equality).
+``-0.0 == 0.0`` and ``1.0 == 1`` (Decimal equality). ``Decimal`` also parses ``1_000`` and
+Unicode digits (``"١٠٠٠"``), so those equal ``1000`` here as in LiveCodeBench (parity, BUG-203); a
+``nan`` never equals anything (Decimal NaN compares unequal).
 """
 
 from __future__ import annotations

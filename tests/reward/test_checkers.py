@@ -137,3 +137,50 @@ def test_broken_checker_is_test_data_error_not_a_pass():
     spec = stdio_spec("checker", "2 5\n", "0\n", checker_program="def check(i, o, e):\n    raise ValueError")
     j = judge(spec, ANY_DIGIT)
     assert j.verdict == Verdict.test_data_error and j.pass_rate is None
+
+
+# ----------------------------------------------------------------------------- BUG-203
+NOT_A_NUMBER = {  # id: (output, expected)
+    "a-nan": ("nan\n", "0.5\n"),
+    "b-minus-nan": ("-nan\n", "0.5\n"),  # C's printf("%f", sqrt(-1.0))
+    "c-two-nans": ("nan nan\n", "0.5 0.25\n"),
+}
+LENIENT = {"d-underscore": ("1_000\n", "1000\n"), "e-arabic-indic": ("\u0661\u0660\u0660\u0660\n", "1000\n")}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("output, expected", NOT_A_NUMBER.values(), ids=NOT_A_NUMBER)
+def test_bug_203_nan_is_a_wrong_answer_in_every_mode(mode, output, expected):
+    assert outcome(mode, output, expected) is False
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("output, expected", LENIENT.values(), ids=LENIENT)
+def test_bug_203_only_plain_ascii_numbers_are_numbers_except_in_lcb(mode, output, expected):
+    """Python's int()/float() take "1_000" and Arabic-Indic digits; a numeric token must match
+    ``[+-]?(d+(.d*)?|.d+)([eE][+-]?d+)?`` in ASCII. LiveCodeBench compares with ``Decimal``, which
+    takes both: ``lcb`` keeps that parity on purpose."""
+    assert outcome(mode, output, expected) is (mode == "lcb")
+
+
+def test_bug_203_infinities_and_call_results():
+    assert outcome("float", "inf\n", "inf\n") is True  # equal infinities (control)
+    assert outcome("float", "inf\n", "1e308\n") is False
+    assert values_close(float("nan"), 0.5) is False
+    assert values_close(float("nan"), float("nan")) is False
+
+
+@pytest.mark.slow
+def test_bug_203_real_runs_printing_nan_score_zero():
+    """Through the sandbox: Python's ``nan``, C++'s ``-nan`` and a function returning NaN."""
+    cases = [
+        (TestSpec(kind="stdio", checker="float", stdio=[StdioCase(stdin="", expected="0.5\n")]),
+         "print(float('nan'))"),
+        (TestSpec(kind="stdio", checker="float", language="cpp", stdio=[StdioCase(stdin="", expected="0.5\n")]),
+         '#include <cstdio>\n#include <cmath>\nint main(){printf("%f\\n", std::sqrt(-1.0));}'),
+        (TestSpec(kind="stdio", checker="float", stdio=[StdioCase(stdin="", expected="1000\n")]),
+         "print('\\u0661\\u0660\\u0660\\u0660')"),
+        (TestSpec.model_validate({"kind": "call", "fn_name": "f", "calls": [{"args": [], "expected": 0.5}]}),
+         "def f():\n    return float('nan')\n"),
+    ]
+    assert [judge(spec, code).verdict for spec, code in cases] == [Verdict.wrong_answer] * 4
