@@ -144,12 +144,13 @@ class LocalSandbox:
 
     def run_session(self, session_id: str, request: Union[SessionRunRequest, dict],
                     endpoint: Optional[str] = None) -> SessionRunResult:
-        """Run one cell in a session (holding an execution slot meanwhile). Raises ``SessionNotFound``,
-        ``SandboxRequestError`` (409 busy, 422 code over ``max_code_bytes``)."""
+        """Run one cell in a session: after the session's earlier cells (first come, first served),
+        then holding an execution slot. Raises ``SessionNotFound``, ``SandboxRequestError`` (422 code
+        over ``max_code_bytes``)."""
         req = as_model(SessionRunRequest, request)
         self.sessions.check_code(req.code)
-        self.sessions.get(session_id)
-        with self._slots:
+        session = self.sessions.get(session_id)
+        with session.turn(), self._slots:
             return self.sessions.run(session_id, req)
 
     async def arun_session(self, session_id: str, request: Union[SessionRunRequest, dict],

@@ -453,6 +453,8 @@ class SessionInfo(BaseModel):
     idle_s: float = 0.0
     cells: int = 0
     busy: bool = False
+    queued: int = Field(0, description="cells sent to this session that wait for the running one (first come, "
+                                       "first served)")
     executor_pod_name: Optional[str] = None
 
 

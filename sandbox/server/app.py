@@ -147,10 +147,11 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     async def run_session(session_id: str, request: SessionRunRequest, http: Request):
         try:
             sessions.check_code(request.code)
-            sessions.get(session_id)  # 404 before queueing for a slot
+            session = sessions.get(session_id)  # 404 before queueing for a slot
         except SandboxRequestError as exc:
             return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
-        return await execute(lambda r, _cancel: sessions.run(session_id, r), request, "session", http)
+        async with session.aturn():  # behind the session's earlier cells, holding no slot meanwhile
+            return await execute(lambda r, _cancel: sessions.run(session_id, r), request, "session", http)
 
     @app.delete("/sessions/{session_id}")
     async def delete_session(session_id: str) -> Any:

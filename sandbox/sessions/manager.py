@@ -33,15 +33,16 @@ that an id belongs to its predecessor.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import re
 import secrets
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import replace
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, AsyncIterator, Iterator, Optional
 
 from judgebox.sandbox.errors import Overloaded, SandboxRequestError, SessionNotFound
 from judgebox.sandbox.executor import Executor
@@ -75,8 +76,12 @@ class SessionStartError(RuntimeError):
 class KernelSession:
     """One session: an isolation unit, a working directory and (while alive) one kernel.
 
-    Thread-safe: one cell at a time (a second concurrent :meth:`run` raises HTTP 409);
-    :meth:`close` may be called from any thread, also while a cell runs (the kernel is killed).
+    Cells run one at a time, in the order they arrive: a face holds the session's turn
+    (:meth:`turn` for threads, :meth:`aturn` on the server's event loop) before it takes an
+    execution slot and calls :meth:`run`, so a cell sent while another runs waits for it (BUG-207),
+    without holding a slot meanwhile. :meth:`run` itself still refuses a second concurrent call
+    (HTTP 409) from a caller that took no turn. :meth:`close` may be called from any thread, also
+    while a cell runs (the kernel is killed).
     """
 
     def __init__(self, session_id: str, executor: Executor, memory_MB: int, idle_timeout: float) -> None:
@@ -89,6 +94,11 @@ class KernelSession:
         self.kernel: Optional[Kernel] = None
         self._lost = ""  # a loss not yet reported to the caller
         self._run_lock = threading.Lock()
+        self._turns = threading.Condition()
+        self._waiting: deque[object] = deque()  # the threads' turns, first in line first
+        self._aturns: Optional[asyncio.Lock] = None  # the event loop's (asyncio.Lock is first come, first served)
+        #: cells waiting for their turn (``SessionInfo.queued``)
+        self.queued = 0
         self._state_lock = threading.Lock()
         self._cleanup_lock = threading.Lock()
         self._stack = contextlib.ExitStack()
@@ -172,11 +182,43 @@ class KernelSession:
             self._stop_kernel()
             self._stack.close()
 
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Hold this session's turn: wait until every cell that arrived before has finished."""
+        me = object()
+        with self._turns:
+            self._waiting.append(me)
+            self.queued += 1
+            while self._waiting[0] is not me:
+                self._turns.wait()
+            self.queued -= 1
+        try:
+            yield
+        finally:
+            with self._turns:
+                self._waiting.popleft()
+                self._turns.notify_all()
+
+    @contextlib.asynccontextmanager
+    async def aturn(self) -> AsyncIterator[None]:
+        """:meth:`turn` for coroutines of one event loop (the server's)."""
+        if self._aturns is None:
+            self._aturns = asyncio.Lock()
+        self.queued += 1
+        try:
+            await self._aturns.acquire()
+        finally:
+            self.queued -= 1
+        try:
+            yield
+        finally:
+            self._aturns.release()
+
     def info(self) -> SessionInfo:
         """This session as the API describes it."""
         return SessionInfo(session_id=self.session_id, memory_limit_MB=self.memory_MB,
                            idle_timeout=self.idle_timeout, idle_s=round(self.idle_s(), 3), cells=self.cells,
-                           busy=self.busy, executor_pod_name=self.executor.settings.pod_name)
+                           busy=self.busy, queued=self.queued, executor_pod_name=self.executor.settings.pod_name)
 
     def idle_s(self) -> float:
         """Seconds since the last call ended (0 while a cell runs)."""
@@ -187,7 +229,8 @@ class KernelSession:
         """Run one cell for at most ``timeout`` seconds (see the module docstring).
 
         Raises:
-            SandboxRequestError: (409) another cell of this session is running.
+            SandboxRequestError: (409) another cell of this session is running (a caller that took
+                no :meth:`turn`).
             SessionNotFound: the session was closed.
         """
         if not self._run_lock.acquire(blocking=False):
