@@ -8,17 +8,22 @@ tokens kept; ``prompts`` the prompt text; ``labels`` the dataset's ``label_key``
 (OpenRLHF turns each ``extra_logs`` value into a logged metric).
 
 Here each label carries the problem's tests in any ``compute_score`` ground-truth form (a TestSpec
-JSON, verl/APPS ``in_outs``, open-r1 ``verification_info``; dict or JSON text). The completion is the
-query with its prompt prefix removed (the whole query when it does not start with the prompt); its
-code is extracted as :func:`judgebox.integrations.verl.reward.compute_score` does.
+JSON, verl/APPS ``in_outs``, open-r1 ``verification_info``; dict or JSON text). The completion is
+what follows the prompt in the query (:func:`completion_of`): OpenRLHF decodes with
+``skip_special_tokens=False``, so a query may carry padding tokens before the prompt (left padding)
+and after the response; only such tokens may stand before it. Its code is extracted as
+:func:`judgebox.integrations.verl.reward.compute_score` does. Without ``prompts`` the whole query is
+the completion.
 
 A verdict is never guessed: a label whose tests are unusable answers HTTP 422 naming
 ``labels[i]`` and the reason; a sandbox failure answers HTTP 503 (OpenRLHF's client retries 5 times),
-so neither becomes a reward of 0.
+so neither becomes a reward of 0; a query that does not hold its prompt (BUG-209) gets reward
+``null`` for that row and its reason in ``extra_logs["error"]``, never a score of a guessed span.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, Optional
 
 from fastapi import APIRouter
@@ -28,7 +33,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from judgebox.reward.batch import score_batch
 from judgebox.reward.extract import extract_code
 from judgebox.reward.spec import TestDataError, TestSpec
-from judgebox.reward.verdict import Verdict
+from judgebox.reward.verdict import Judgement, Verdict
 from judgebox.sandbox.client.client import SandboxClient
 
 
@@ -52,9 +57,33 @@ class RewardRequest(BaseModel):
         return self
 
 
+#: Special-token text a decoded sequence may carry around its prompt and response: ``<|...|>``
+#: (Qwen, GPT), ``<pad>``, ``<s>``, ``</s>``, ``<unk>``, ``<eos>``, ``<bos>``, and whitespace.
+_SPECIAL = r"(?:<\|[^|<>\s]{1,64}\|>|</?s>|<pad>|<unk>|<eos>|<bos>|\s)"
+_PADDING = re.compile(rf"{_SPECIAL}*\Z")
+_TRAILING = re.compile(rf"{_SPECIAL}+\Z")
+
+
+class PromptNotInQuery(ValueError):
+    """The query does not hold its prompt after padding: its response cannot be told (no guess)."""
+
+
 def completion_of(query: str, prompt: Optional[str]) -> str:
-    """The response part of ``query``: the text after ``prompt`` when ``query`` starts with it."""
-    return query[len(prompt):] if prompt and query.startswith(prompt) else query
+    """The response part of ``query``: the text after ``prompt``, where only special tokens (padding)
+    may stand before the prompt; trailing special tokens are dropped. Without a prompt, the query.
+
+    Raises:
+        PromptNotInQuery: ``prompt`` is not in ``query`` behind padding only.
+    """
+    if not prompt:
+        return query
+    at = query.find(prompt)
+    while at >= 0 and not _PADDING.match(query[:at]):
+        at = query.find(prompt, at + 1)
+    if at < 0:
+        raise PromptNotInQuery("the query does not hold its prompt (after padding tokens): its response "
+                               "cannot be told apart; send the decoded prompt + response")
+    return _TRAILING.sub("", query[at + len(prompt):])
 
 
 def create_router(client: Optional[SandboxClient] = None, *, concurrency: int = 16) -> APIRouter:
@@ -72,20 +101,36 @@ def create_router(client: Optional[SandboxClient] = None, *, concurrency: int = 
                 return _error(422, f"labels[{i}]: {exc}; give the tests as a TestSpec, in_outs or "
                                    "verification_info (dict or JSON text)")
         prompts = request.prompts or [None] * len(request.query)
-        codes = [extract_code(completion_of(q, p), s.language) for q, p, s in zip(request.query, prompts, specs)]
-        judgements = await score_batch(specs, codes, client=client, concurrency=concurrency)
-        for i, j in enumerate(judgements):
+        errors: list[Optional[str]] = [None] * len(request.query)
+        codes: list[str] = []
+        for i, (q, p, s) in enumerate(zip(request.query, prompts, specs)):
+            try:
+                codes.append(extract_code(completion_of(q, p), s.language))
+            except PromptNotInQuery as exc:
+                errors[i] = f"query[{i}]: {exc}"
+                codes.append("")
+        ok = [i for i, e in enumerate(errors) if e is None]
+        scored = await score_batch([specs[i] for i in ok], [codes[i] for i in ok], client=client,
+                                   concurrency=concurrency)
+        judgements: list[Optional[Judgement]] = [None] * len(request.query)
+        for i, j in zip(ok, scored):
+            judgements[i] = j
+        for i, j in ((i, j) for i, j in enumerate(judgements) if j is not None):
             if j.verdict == Verdict.test_data_error:
                 return _error(422, f"labels[{i}]: {j.message}")
             if j.verdict == Verdict.infra_error:
                 return _error(503, f"query[{i}]: the sandbox could not judge it ({j.message}); retry")
         binary = request.score_mode == "binary"
-        rewards = [(1.0 if j.passed else 0.0) if binary else float(j.pass_rate or 0.0) for j in judgements]
-        return {"rewards": rewards, "scores": rewards, "extra_logs": {
-            "pass_rate": [float(j.pass_rate or 0.0) for j in judgements],
-            "accepted": [float(j.passed) for j in judgements],
-            "n_tests": [float(j.n_total) for j in judgements],
-        }}
+        rewards = [None if j is None else (1.0 if j.passed else 0.0) if binary else float(j.pass_rate or 0.0)
+                   for j in judgements]
+        logs: dict[str, list] = {
+            "pass_rate": [None if j is None else float(j.pass_rate or 0.0) for j in judgements],
+            "accepted": [None if j is None else float(j.passed) for j in judgements],
+            "n_tests": [None if j is None else float(j.n_total) for j in judgements],
+        }
+        if any(errors):
+            logs["error"] = errors
+        return {"rewards": rewards, "scores": rewards, "extra_logs": logs}
 
     return router
 
