@@ -6,8 +6,14 @@ Rules (BUG-023/024/025):
   (``<|im_start|>assistant``, ``<|start_header_id|>assistant<|end_header_id|>``, ``[/INST]``,
   ``<|assistant|>``) is dropped, then chat special tokens (``<|...|>``, ``</s>``) are removed;
 - ``\\r\\n`` and lone ``\\r`` become ``\\n``;
-- reasoning (``<think>...</think>``, also ``<thinking>``) is dropped when the text after the last
-  ``</think>`` has a fence or the reasoning has none; code fenced only inside the reasoning is kept;
+- reasoning is never the answer (BUG-212): everything up to the first ``</think>`` (also
+  ``</thinking>``) is reasoning, whether or not its ``<think>`` is in the completion (a template
+  may put it in the prompt), and so is everything after a ``<think>`` that is never closed (the
+  model hit ``max_tokens`` while thinking). Code is looked for in the answer region only, the
+  bare-code fallback included: an answer with no code gives ``""`` (a Python answer region that is
+  prose, not a program, counts as no code), so draft code is never run. ``code_in_reasoning="use"``
+  restores the lenient rule: the answer region when it has a fence or the reasoning has none, else
+  the whole text;
 - fences are three or more backticks. An opening fence stands on its own line (optional tag) or
   ends a line of prose with a tag (``Here```python``); inside a block, a line starting with a fence
   closes it whatever follows (``` ```</think>``, ``` ``` and done``) unless the rest is one bare
@@ -45,6 +51,7 @@ _ASSISTANT = re.compile(r"<\|im_start\|>\s*assistant|<\|start_header_id\|>\s*ass
                         r"|\[/INST\]|<\|assistant\|>", re.I)
 _SPECIAL = re.compile(r"<\|[A-Za-z0-9_:.\- ]{1,40}\|>|</s>|<s>")
 _THINK_END = re.compile(r"</think(?:ing)?>", re.I)
+_THINK_START = re.compile(r"<think(?:ing)?>", re.I)
 #: a fence on its own line, optional tag: opens a block (closes one when untagged)
 _FENCE = re.compile(r"^[ \t]*(`{3,})[ \t]*([^\s`]*)[ \t]*$")
 #: prose then a fence with a tag, ``Here```python``: opens a block
@@ -97,15 +104,24 @@ def fenced_blocks(text: str) -> list[tuple[str, str]]:
     return blocks
 
 
-def drop_reasoning(text: str) -> str:
-    """``text`` without its ``<think>...</think>`` reasoning, unless the only fenced code is in it."""
-    ends = list(_THINK_END.finditer(text))
-    if not ends:
-        return text
-    after = text[ends[-1].end():]
-    if _has_fence(after) or not _has_fence(text[: ends[-1].start()]):
-        return after
-    return text
+def split_reasoning(text: str) -> tuple[Optional[str], str]:
+    """``(reasoning, answer)`` of ``text`` (see the module docstring); ``(None, text)`` without reasoning."""
+    end = _THINK_END.search(text)
+    if end is not None:
+        return text[:end.start()], text[end.end():]
+    start = _THINK_START.search(text)
+    if start is not None:  # never closed: all of it reasoning
+        return text[start.end():], text[:start.start()]
+    return None, text
+
+
+def drop_reasoning(text: str, code_in_reasoning: Literal["ignore", "use"] = "ignore") -> str:
+    """The part of ``text`` code is taken from: its answer region (``"ignore"``), or, with ``"use"``,
+    the answer region when it has a fence or the reasoning has none, else the whole text."""
+    reasoning, answer = split_reasoning(text)
+    if reasoning is None or code_in_reasoning == "ignore":
+        return answer
+    return answer if _has_fence(answer) or not _has_fence(reasoning) else text
 
 
 def _has_fence(text: str) -> bool:
@@ -113,7 +129,8 @@ def _has_fence(text: str) -> bool:
 
 
 def extract_code(completion: str, language: str = "python", policy: Literal["last", "first"] = "last", *,
-                 sanitize: bool = False, entry_point: Optional[str] = None) -> str:
+                 sanitize: bool = False, entry_point: Optional[str] = None,
+                 code_in_reasoning: Literal["ignore", "use"] = "ignore") -> str:
     """The program in a model completion (see the module docstring for the rules).
 
     Args:
@@ -124,30 +141,38 @@ def extract_code(completion: str, language: str = "python", policy: Literal["las
             when ``entry_point`` is ``None``), dropping top-level statements: evalplus's sanitizer
             (:mod:`judgebox.reward.sanitize`); Python only.
         entry_point: the function the tests call (with ``sanitize``).
+        code_in_reasoning: ``"ignore"`` (default: code is taken from the answer after the reasoning
+            only) or ``"use"`` (code fenced only in the reasoning counts); see the module docstring.
 
     Returns:
         the code, with a trailing newline when not empty.
 
     Raises:
-        ValueError: ``policy`` is neither ``"last"`` nor ``"first"``; ``sanitize`` for a language
-            other than Python.
+        ValueError: ``policy`` is neither ``"last"`` nor ``"first"``, or ``code_in_reasoning`` neither
+            ``"ignore"`` nor ``"use"``; ``sanitize`` for a language other than Python.
         ImportError: ``sanitize`` without evalplus installed.
     """
     if policy not in ("last", "first"):
         raise ValueError(f"policy: {policy!r} is not 'last' or 'first'")
+    if code_in_reasoning not in ("ignore", "use"):
+        raise ValueError(f"code_in_reasoning: {code_in_reasoning!r} is not 'ignore' or 'use'")
     if sanitize:
         if _tags(language) != _tags("python"):
             raise ValueError(f"sanitize: applies to Python, not {language!r}")
         from .sanitize import sanitize as _sanitize
 
-        code = extract_code(completion, language, policy)
+        code = extract_code(completion, language, policy, code_in_reasoning=code_in_reasoning)
         return _tidy(_sanitize(code, entry_point)) if code else code
-    text = drop_reasoning(clean_completion(completion))
+    cleaned = clean_completion(completion)
+    had_reasoning = split_reasoning(cleaned)[0] is not None
+    text = drop_reasoning(cleaned, code_in_reasoning)
     lone = _lone_closing_fence(text)
     if lone is not None:
         return _tidy(lone)
     blocks = fenced_blocks(text)
     if not blocks:
+        if had_reasoning and _tags(language) == _tags("python") and not _is_python(text):
+            return ""  # an answer region of prose after the reasoning: no code
         return _tidy(text)
     tags = _tags(language)
     for choose in (lambda t: t in tags, lambda t: t == "", lambda t: True):
@@ -172,6 +197,18 @@ def _lone_closing_fence(text: str) -> "str | None":
     code = _CLOSE_AFTER_CODE.match(lines[i])
     before = "\n".join(lines[:i] + ([code.group(1)] if code and not own else []))
     return before if before.strip() else None
+
+
+def _is_python(text: str) -> bool:
+    """Whether ``text`` compiles as a Python program, or as the indented body of a function (a
+    completion continuing a prompt); compiled, never run."""
+    for source in (text, "def _judgebox_body():\n" + text):
+        try:
+            compile(source, "<answer>", "exec")
+            return True
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
+    return False
 
 
 def _tidy(code: str) -> str:

@@ -64,10 +64,13 @@ class Problem(BaseModel):
         return self.spec, self.extract(completion)
 
     def extract(self, completion: str, policy: str = "last") -> str:
-        """The code of a completion: unchanged without a fence, else the ``policy`` block."""
+        """The code of a completion: without a fence, the completion as it is, less its reasoning
+        (what a ``</think>`` ends, BUG-212: a continuation keeps its indentation); else the ``policy``
+        block of its answer region (:func:`judgebox.reward.extract.extract_code`)."""
+        from judgebox.reward.extract import extract_code, split_reasoning
+
         if "```" not in completion:
-            return completion
-        from judgebox.reward.extract import extract_code
+            return split_reasoning(completion)[1]
 
         return extract_code(completion, self.language, policy)
 

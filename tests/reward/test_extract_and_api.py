@@ -187,3 +187,49 @@ def test_each_sandbox_language_has_its_fence_tags(language, tag):
 def test_extract_policy_is_validated():
     with pytest.raises(ValueError, match="policy"):
         extract_code("x", policy="middle")
+
+
+# ----------------------------------------------------------------------------- BUG-212
+REASONING = {  # id: (completion, code extracted, verdict)
+    "a-control": ("<think>\n```python\nprint(0)\n```\nno.\n</think>\n```python\nprint(int(input())+1)\n```",
+                  "print(int(input())+1)\n", "accepted"),
+    "b-think-in-the-prompt": ("draft ```python\nprint(0)\n``` ok\n</think>\n\nprint(int(input())+1)",
+                              "print(int(input())+1)\n", "accepted"),
+    "c-no-code-in-the-answer": ("<think>\n```python\nprint(int(input())+1)\n```\n</think>\nThe code is above.", "",
+                                "wrong_answer"),
+    "d-reasoning-never-closed": ("<think>\n```python\nprint(int(input())+1)\n```", "", "wrong_answer"),
+}
+ADD = {  # assert-mode: the answer region's bare code wins over a draft in the reasoning
+    "e-bare-draft": "<think>def add(a, b): return a - b  # draft</think>\ndef add(a, b):\n    return a + b\n",
+    "f-fenced-draft": "<think>\n```python\ndef add(a, b):\n    return a - b\n```\n</think>\ndef add(a, b):\n    return a + b\n",
+}
+
+
+@pytest.mark.parametrize("completion, code, verdict", REASONING.values(), ids=REASONING)
+def test_bug_212_code_comes_from_the_answer_after_the_reasoning(completion, code, verdict):
+    from judgebox.reward import judge
+
+    assert extract_code(completion) == code
+    spec = TestSpec(kind="stdio", stdio=[StdioCase(stdin="1\n", expected="2\n")])
+    assert judge(spec, code).verdict.value == verdict
+    assert compute_score("x", completion, spec.model_dump())["score"] == (1.0 if verdict == "accepted" else 0.0)
+
+
+@pytest.mark.parametrize("completion", ADD.values(), ids=ADD)
+def test_bug_212_a_draft_in_the_reasoning_never_wins_over_the_answer(completion):
+    from judgebox.reward import judge
+
+    assert extract_code(completion) == "def add(a, b):\n    return a + b\n"
+    spec = TestSpec(kind="assert", asserts=["assert add(2, 3) == 5"])
+    assert judge(spec, extract_code(completion)).verdict.value == "accepted"
+
+
+def test_bug_212_code_in_reasoning_can_be_allowed_and_continuations_keep_their_indentation():
+    from judgebox.reward.loaders.problem import Problem
+
+    assert extract_code(REASONING["c-no-code-in-the-answer"][0], code_in_reasoning="use") == "print(int(input())+1)\n"
+    assert extract_code("<think>x</think>\n    return a + b\n") == "    return a + b\n"  # a HumanEval body
+    with pytest.raises(ValueError, match="code_in_reasoning: 'yes' is not 'ignore' or 'use'"):
+        extract_code("x", code_in_reasoning="yes")
+    problem = Problem(task_id="t", data_source="humaneval", prompt="def add(a, b):\n", spec=None)
+    assert problem.extract("<think>maybe a - b</think>\n    return a + b\n") == "\n    return a + b\n"

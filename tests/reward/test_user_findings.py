@@ -38,11 +38,11 @@ def warnings_log(caplog):
     # the same kinds, other shapes
     ("<thinking>\n```python\nprint('draft')\n```\n</thinking>\nFinal:\n```py\nprint('final')\n```", "print('final')\n"),
     ("<think>\nonly reasoning here\n</think>\n```python\nprint(2)\n```\nprint(3)", "print(2)\n"),
-    ("<think>\n```python\nprint('kept')\n```</think>\nThat is the answer.", "print('kept')\n"),
+    ("<think>\n```python\nprint('kept')\n```</think>\nThat is the answer.", ""),  # BUG-212: a draft is never run
     ("<think>plan: add one</think>\nprint(int(input())+1)", "print(int(input())+1)\n"),
     ("<think>plan</think>\nprint(int(input())+1)\n```", "print(int(input())+1)\n"),
     ("Solution:```py\nprint(4)\n```\nDone.", "print(4)\n"),
-    ("```python\nprint(5)\n```</think>", "print(5)\n"),
+    ("```python\nprint(5)\n```</think>", ""),  # BUG-212: before </think> is reasoning (<think> in the prompt)
     ("```python\nx = 6\nprint(x)```\nThat prints 6.", "x = 6\nprint(x)\n"),
     ("def f():\n    return 7```", "def f():\n    return 7\n"),
     ("```python\nprint(1)\n``` first\n```python\nprint(8)\n``` second", "print(8)\n"),
