@@ -79,6 +79,14 @@ class AgentLoopOutput(BaseModel):
         return self
 
 
+def last_policy_token(response_mask: Sequence[int]) -> int:
+    """Index of the last token the policy generated (``response_mask`` 1). Raises ``ValueError`` if none."""
+    for i in range(len(response_mask) - 1, -1, -1):
+        if response_mask[i] == 1:
+            return i
+    raise ValueError("no policy token (response_mask is all 0)")
+
+
 def _all_or_none(records: Sequence[AgentLoopOutput], field: str) -> bool:
     """True if every record has ``field`` set, False if none has; a mix is a ValueError."""
     missing = [i for i, r in enumerate(records) if getattr(r, field) is None]
@@ -112,13 +120,16 @@ def collate(records: Sequence[AgentLoopOutput | dict], *, pad_token_id: int, pro
     from attention), ``position_ids`` [B, P+R] (0, 1, 2, ... over the real tokens; 0 on the left padding, the last
     position repeated on the right padding, as verl's ``compute_position_id_with_mask``),
     ``response_mask`` [B, R] (1 on policy tokens only; 0 on observations and padding); float32
-    ``token_level_scores`` [B, R] (``reward_score`` at each record's last real response token,
-    0 elsewhere; only when every record has a reward) and ``rollout_log_probs`` [B, R] (0.0 on
-    padding; only when every record has logprobs).
+    ``token_level_scores`` [B, R] (``reward_score`` at each record's last *policy* token, the last
+    with ``response_mask`` 1, never on an observation the trajectory may end with (BUG-222); 0
+    elsewhere) with ``score_valid`` [B] (int64: 1 for a record with a reward, 0 for an unscorable
+    one, whose row is all 0 and must not count as a wrong answer, BUG-205), both when at least one
+    record has a reward; ``rollout_log_probs`` [B, R] (0.0 on padding; only when every record has
+    logprobs).
 
     Raises ValueError when ``records`` is empty, ``pad_token_id`` is not an int (a tokenizer whose
     ``pad_token_id`` is None: pass its eos id), a record is longer than the width asked for, a
-    record with a reward has no response token, or only some records have rewards/logprobs.
+    record with a reward has no policy token to put it on, or only some records have logprobs.
     """
     import torch
 
@@ -130,11 +141,12 @@ def collate(records: Sequence[AgentLoopOutput | dict], *, pad_token_id: int, pro
                          "if the tokenizer has no pad token, pass its eos_token_id")
     P = _width(records, "prompt_ids", "prompt_length", prompt_length)
     R = _width(records, "response_ids", "response_length", response_length)
-    scored = _all_or_none(records, "reward_score")
+    scored = any(r.reward_score is not None for r in records)
     with_logprobs = _all_or_none(records, "response_logprobs")
-    empty = [i for i, r in enumerate(records) if scored and not r.response_ids]
+    empty = [i for i, r in enumerate(records) if r.reward_score is not None and 1 not in r.response_mask]
     if empty:
-        raise ValueError(f"records {empty[:10]} have a reward_score but no response token to put it on")
+        raise ValueError(f"records {empty[:10]} have a reward_score but no policy token (response_mask 1) "
+                         "to put it on")
 
     B = len(records)
     prompts = torch.full((B, P), pad_token_id, dtype=torch.int64)
@@ -143,6 +155,7 @@ def collate(records: Sequence[AgentLoopOutput | dict], *, pad_token_id: int, pro
     response_attention = torch.zeros((B, R), dtype=torch.int64)
     response_mask = torch.zeros((B, R), dtype=torch.int64)
     scores = torch.zeros((B, R), dtype=torch.float32)
+    valid = torch.zeros((B,), dtype=torch.int64)
     logprobs = torch.zeros((B, R), dtype=torch.float32)
     for i, r in enumerate(records):
         p, n = len(r.prompt_ids), len(r.response_ids)
@@ -151,8 +164,9 @@ def collate(records: Sequence[AgentLoopOutput | dict], *, pad_token_id: int, pro
         responses[i, :n] = torch.tensor(r.response_ids, dtype=torch.int64)
         response_attention[i, :n] = 1
         response_mask[i, :n] = torch.tensor(r.response_mask, dtype=torch.int64)
-        if scored:
-            scores[i, n - 1] = r.reward_score
+        if r.reward_score is not None:
+            scores[i, last_policy_token(r.response_mask)] = r.reward_score
+            valid[i] = 1
         if with_logprobs:
             logprobs[i, :n] = torch.tensor(r.response_logprobs, dtype=torch.float32)
 
@@ -167,6 +181,7 @@ def collate(records: Sequence[AgentLoopOutput | dict], *, pad_token_id: int, pro
     }
     if scored:
         batch["token_level_scores"] = scores
+        batch["score_valid"] = valid
     if with_logprobs:
         batch["rollout_log_probs"] = logprobs
     return batch

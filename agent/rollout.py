@@ -44,6 +44,11 @@ class RolloutSummary(EvalSummary):
     tool_errors: int = Field(0, description="tool calls that ended in an error (timeouts not included)")
     tool_timeouts: int = Field(0, description="tool calls that timed out")
     mean_reward: Optional[float] = Field(None, description="mean reward_score over scored trajectories")
+    n_unscorable: int = Field(0, description="trajectories without a reward (the sandbox failed, bad test data): "
+                                            "never counted as 0 (BUG-205)")
+    unscorable_reasons: dict[str, int] = Field(default_factory=dict, description="unscorable trajectories per verdict")
+    unscorable_groups: int = Field(0, description="problems none of whose trajectories could be scored: "
+                                                  "they contribute no reward")
 
 
 def prompt_messages(problem: Problem, system: Optional[str] = None) -> list[dict]:
@@ -166,10 +171,16 @@ class Rollout:
                          wall_time_s=wall_time_s)
         extra = [r.get("extra_fields", {}) for r in rows]
         rewards = [r["reward_score"] for r in rows if r.get("reward_score") is not None]
+        unscorable = [r for r in rows if r.get("reward_score") is None]
+        by_problem: dict[str, list[bool]] = {}
+        for r in rows:
+            by_problem.setdefault(r.get("task_id"), []).append(r.get("reward_score") is None)
         return RolloutSummary(
             **base.model_dump(), stop_reasons=dict(Counter(e.get("stop_reason") for e in extra)),
             tool_calls_per_trajectory=sum(e.get("tool_calls", 0) for e in extra) / len(rows) if rows else 0.0,
             parse_errors=sum(e.get("parse_errors", 0) for e in extra),
             tool_errors=sum(e.get("tool_errors", 0) for e in extra),
             tool_timeouts=sum(e.get("tool_timeouts", 0) for e in extra),
-            mean_reward=sum(rewards) / len(rewards) if rewards else None)
+            mean_reward=sum(rewards) / len(rewards) if rewards else None, n_unscorable=len(unscorable),
+            unscorable_reasons=dict(Counter(str(r.get("verdict")) for r in unscorable)),
+            unscorable_groups=sum(1 for flags in by_problem.values() if all(flags)))

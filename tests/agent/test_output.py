@@ -66,7 +66,8 @@ def test_padding_matches_verls_agent_loop_postprocess():
     assert batch["rollout_log_probs"].tolist() == [[-0.5, 0, 0, -0.25, 0, 0], [-1.0, -2.0, 0, 0, 0, 0]]
     assert {k: v.dtype for k, v in batch.items()} == {
         **dict.fromkeys(["prompts", "responses", "input_ids", "attention_mask", "position_ids", "response_mask"], torch.int64),
-        "token_level_scores": torch.float32, "rollout_log_probs": torch.float32}
+        "token_level_scores": torch.float32, "score_valid": torch.int64, "rollout_log_probs": torch.float32}
+    assert batch["score_valid"].tolist() == [1, 1]
 
 
 def test_unscored_batch_has_no_scores_and_records_round_trip_as_dicts():
@@ -79,13 +80,40 @@ def test_unscored_batch_has_no_scores_and_records_round_trip_as_dicts():
     ([], {}, "at least one record"),
     ([record([1, 2, 3], [([4], 1)])], {"prompt_length": 2}, r"prompt_ids of records \[0\] is longer than prompt_length=2"),
     ([record([1], [([4, 5], 1)])], {"response_length": 1}, r"response_ids of records \[0\] is longer than response_length=1"),
-    ([record([1], [([4], 1)], reward=1.0), record([1], [([4], 1)])], {}, r"reward_score is None in records \[1\]"),
     ([record([1], [([4], 1)], logprobs=[-1.0]), record([1], [([4], 1)])], {}, r"response_logprobs is None in records \[1\]"),
-    ([record([1], [], reward=1.0)], {}, "have a reward_score but no response token"),
+    ([record([1], [], reward=1.0)], {}, r"records \[0\] have a reward_score but no policy token"),
+    ([record([1], [([4, 5], 0)], reward=1.0)], {}, r"records \[0\] have a reward_score but no policy token"),
 ])
 def test_collate_refuses_what_it_would_have_to_guess(records, kwargs, message):
     with pytest.raises(ValueError, match=message):
         collate(records, pad_token_id=0, **kwargs)
+
+
+def test_bug222_the_reward_sits_on_the_last_policy_token_not_a_trailing_observation():
+    """(a) A trajectory cut after a truncated observation (``context_exhausted``): the reward goes to
+    the last token the policy generated (index 1), not the observation's last (index 4), where a
+    discount would shrink it and gamma = 0 would lose it."""
+    r = record([1, 2, 3], [([11, 12], 1), ([21, 22, 23], 0)], reward=1.0, stop_reason="context_exhausted")
+    batch = collate([r], pad_token_id=0)
+    assert batch["response_mask"].tolist() == [[1, 1, 0, 0, 0]]
+    assert batch["token_level_scores"].tolist() == [[0, 1.0, 0, 0, 0]]
+    # (b) two turns around an observation, ending in EOS: the reward at index 11, 9 policy tokens
+    r = record([1], [([5] * 4, 1), ([6] * 3, 0), ([7] * 4 + [151645], 1)], reward=1.0)
+    batch = collate([r], pad_token_id=0)
+    assert batch["token_level_scores"][0].nonzero().flatten().tolist() == [11]
+    assert batch["response_mask"].sum().item() == 9
+
+
+def test_bug205_an_unscorable_record_is_flagged_never_a_scored_zero():
+    """Rewards [1.0, None (sandbox unavailable), 0.0, 1.0]: the batch keeps all four, and
+    ``score_valid`` says which rows hold a reward; the unscorable row's scores are not a 0.0 that
+    counts (it was a ValueError for the whole batch)."""
+    rows = [record([1], [([2, 3], 1)], reward=v) for v in (1.0, None, 0.0, 1.0)]
+    batch = collate(rows, pad_token_id=0)
+    assert batch["score_valid"].tolist() == [1, 0, 1, 1]
+    assert batch["token_level_scores"].tolist() == [[0, 1.0], [0, 0], [0, 0], [0, 1.0]]
+    none = collate([record([1], [([2], 1)]), record([1], [([2], 1)])], pad_token_id=0)
+    assert "token_level_scores" not in none and "score_valid" not in none
 
 
 def test_collate_names_a_missing_pad_token():

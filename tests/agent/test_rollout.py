@@ -88,3 +88,27 @@ def test_cli_rollout_plain_sampling_is_offline_pass_at_k(tmp_path, tiny_model, c
               "--backend", "hf", "--config", '{"max_tool_call": 1}', "--out", str(out)])
     assert exit_.value.code == 1
     assert "--config: max_tool_call: Extra inputs are not permitted" in capsys.readouterr().err
+
+
+def test_bug205_unscorable_trajectories_are_counted_apart_never_as_zero(tmp_path):
+    """Scripted records (no model): one problem's rewards [1.0, None (sandbox unavailable), 0.0, 1.0]
+    and a second problem whose four trajectories are all unscorable. The mean reward and pass@1 use
+    the three scored trajectories only; the unscorable one is counted with its reason, and the
+    all-unscorable group contributes no reward."""
+    problems = load_problems(mbpp_file(tmp_path), "mbpp")
+    rollout = Rollout(problems, None, tmp_path / "t.jsonl", n=4, dataset="mbpp")
+    extra = {"stop_reason": "completed", "tool_calls": 0, "tool_errors": 0, "tool_timeouts": 0, "parse_errors": 0}
+
+    def row(task: str, i: int, reward):
+        verdict = "infra_error" if reward is None else ("accepted" if reward else "wrong_answer")
+        return {"task_id": task, "sample_index": i, "sample_id": i, "reward_score": reward, "verdict": verdict,
+                "passed": reward == 1.0, "n_passed": int(reward or 0), "n_total": 1,
+                "pass_rate": reward, "extra_fields": extra}
+
+    first, second = problems[0].task_id, problems[1].task_id
+    records = {(first, i): row(first, i, r) for i, r in enumerate([1.0, None, 0.0, 1.0])}
+    records |= {(second, i): row(second, i, None) for i in range(4)}
+    summary = rollout.summary([1], records)
+    assert (summary.mean_reward, summary.n_unscorable, summary.unscorable_reasons,
+            summary.unscorable_groups) == (2 / 3, 5, {"infra_error": 5}, 1)
+    assert summary.pass_at_k == {"pass@1": pytest.approx(2 / 3)} and summary.n_scored == 3  # n = 3, c = 2
