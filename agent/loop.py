@@ -359,7 +359,10 @@ class ToolAgentLoop:
             score_fn, self.config, stop_reason=traj.stop_reason, failure=traj.failure,
             final_text=final_text, ground_truth=ground_truth, info=info, step_rewards=traj.step_rewards)
         traj.timing["score_s"] = time.perf_counter() - started
-        metrics = {**traj.timing, "wall_s": wall + traj.timing["score_s"], "num_requests": len(traj.requests)}
+        metrics = {**traj.timing, "wall_s": wall + traj.timing["score_s"], "num_requests": len(traj.requests),
+                   # the policy's own tokens (BUG-222): what any length penalty counts, not the span
+                   # from the first to the last action token, which holds the observations between
+                   "num_generated_tokens": sum(traj.response_mask)}
         metrics["loop_s"] = max(0.0, wall - traj.timing["generate_s"] - traj.timing["tools_s"])
         extra = {"stop_reason": traj.stop_reason, **traj.counts, "reward_info": reward_info,
                  "tool_rewards": tool_rewards, "requests": traj.requests, "request_id": traj.request_id}

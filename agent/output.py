@@ -40,7 +40,8 @@ class AgentLoopOutput(BaseModel):
       turns appended (one per tool round, one per user reply).
     - ``reward_score``: the trajectory's scalar reward; None = not scored (the reason is in
       ``extra_fields["reward_info"]``).
-    - ``metrics``: timings and counters of the loop (free form).
+    - ``metrics``: timings and counters of the loop (free form; ``num_generated_tokens`` is the
+      number of policy tokens, ``sum(response_mask)``, observations not counted).
     - ``extra_fields``: at least :data:`EXTRA_FIELDS`; ``stop_reason`` is one of ``completed``,
       ``length``, ``context_exhausted``, ``max_turns``, ``aborted``.
     - ``messages``: the chat transcript (OpenAI message dicts).

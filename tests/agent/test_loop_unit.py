@@ -63,6 +63,7 @@ def test_bug114_merged_response_is_cut_only_by_response_length(tiny_tokenizer):
                          response_length=64)
     out = asyncio.run(loop.run(USER, logprobs=0))
     assert len(out.response_ids) == 41 and sum(out.response_mask) == 21
+    assert out.metrics["num_generated_tokens"] == 21  # BUG-222: the policy's tokens, not the span of 41
     assert out.response_ids[-1] == IM_END and out.response_mask[-1] == 1
     assert [r["max_tokens"] for r in out.extra_fields["requests"]] == [8, 8, 8]
     assert out.extra_fields["stop_reason"] == "completed" and out.extra_fields["response_truncated"] == 0
