@@ -29,9 +29,10 @@ from typing import Any, Iterable, Optional
 from pydantic import Field
 
 from judgebox.agent.loop import ToolAgentLoop
-from judgebox.reward.evaluate import Evaluation, Sample, load_results
+from judgebox.reward.evaluate import Evaluation, Sample
 from judgebox.reward.loaders import Problem
 from judgebox.reward.report import EvalSummary, summarize
+from judgebox.reward.results import compact, read_results
 from judgebox.reward.verdict import Verdict
 
 
@@ -91,6 +92,8 @@ class Rollout:
         self.concurrency = concurrency
         self.system = system
         self.dataset = dataset
+        #: older lines of a trajectory the file held (counted once, the newest; BUG-211)
+        self.duplicates_dropped = 0
 
     def keys(self) -> list[tuple[str, int]]:
         """Every ``(task_id, sample_index)`` of the run, in order."""
@@ -98,7 +101,8 @@ class Rollout:
 
     def plan(self) -> tuple[dict, list[tuple[str, int]]]:
         """``(records already written, keys to run)``: missing ones and ``infra_error`` ones."""
-        done = load_results(self.out_path)
+        found = read_results(self.out_path)
+        done, self.duplicates_dropped = found.records, found.duplicates
         pending = [k for k in self.keys() if k not in done or done[k]["verdict"] == Verdict.infra_error.value]
         return done, pending
 
@@ -136,6 +140,7 @@ class Rollout:
         from tqdm import tqdm
 
         done, pending = self.plan()
+        before = set(done)
         by_id = {p.task_id: p for p in self.problems}
         order = {k: i for i, k in enumerate(self.keys())}
         start = time.perf_counter()
@@ -157,6 +162,8 @@ class Rollout:
                 await asyncio.gather(*(one(k) for k in pending))
             finally:
                 bar.close()
+        if self.duplicates_dropped or any(k in before for k in pending):
+            compact(self.out_path, done)  # one line per trajectory: the re-run replace the old
         wall = time.perf_counter() - start
         summary = self.summary(ks, done, wall_time_s=wall)
         summary.samples_per_s = len(pending) / wall if wall > 0 else None
@@ -165,7 +172,9 @@ class Rollout:
     def summary(self, ks: Iterable[int], records: Optional[dict] = None,
                 wall_time_s: Optional[float] = None) -> RolloutSummary:
         """The summary of the run's records (read from the jsonl when not given)."""
-        records = load_results(self.out_path) if records is None else records
+        if records is None:
+            found = read_results(self.out_path)
+            records, self.duplicates_dropped = found.records, found.duplicates
         rows = [records[k] for k in self.keys() if k in records]
         base = summarize(self.dataset, self.all_task_ids, rows, ks, n_pending=len(self.keys()) - len(rows),
                          wall_time_s=wall_time_s)
@@ -176,7 +185,7 @@ class Rollout:
         for r in rows:
             by_problem.setdefault(r.get("task_id"), []).append(r.get("reward_score") is None)
         return RolloutSummary(
-            **base.model_dump(), stop_reasons=dict(Counter(e.get("stop_reason") for e in extra)),
+            **{**base.model_dump(), "duplicates_dropped": self.duplicates_dropped}, stop_reasons=dict(Counter(e.get("stop_reason") for e in extra)),
             tool_calls_per_trajectory=sum(e.get("tool_calls", 0) for e in extra) / len(rows) if rows else 0.0,
             parse_errors=sum(e.get("parse_errors", 0) for e in extra),
             tool_errors=sum(e.get("tool_errors", 0) for e in extra),

@@ -29,6 +29,7 @@ from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_ex
 from judgebox.reward.judge import ajudge
 from judgebox.reward.loaders import Problem, read_rows
 from judgebox.reward.report import EvalSummary, summarize
+from judgebox.reward.results import compact, read_results
 from judgebox.reward.verdict import Judgement, Verdict
 
 
@@ -127,23 +128,10 @@ def dataset_samples(problems: list[Problem], source: str) -> list[Sample]:
 
 
 def load_results(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
-    """The latest result per sample in a results jsonl (missing file -> empty).
-
-    A last line cut short by a kill is dropped and truncated away, so appends start on a fresh line.
-    """
-    if not path.exists():
-        return {}
-    data = path.read_bytes()
-    complete = data[: data.rfind(b"\n") + 1]
-    if len(complete) != len(data):
-        with open(path, "r+b") as fh:
-            fh.truncate(len(complete))
-    results = {}
-    for line in complete.decode("utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            results[(row["task_id"], row["sample_id"])] = row
-    return results
+    """The newest result per sample in a results jsonl (missing file -> empty), read by the rule of
+    :mod:`judgebox.reward.results` (a torn last line dropped with a warning; any other bad line an
+    error naming ``file:line``)."""
+    return read_results(path).records
 
 
 def result_row(sample: Sample, judgement: Judgement, elapsed: float, attempts: int) -> dict[str, Any]:
@@ -182,6 +170,8 @@ class Evaluation:
             raise ValueError(f"--concurrency must be >= 1 and --retries >= 0; got {concurrency} and {retries}")
         self.problems = {p.task_id: p for p in problems}
         self.results_path = Path(results_path)
+        #: older lines of a sample the results file held (counted once, the newest; BUG-211)
+        self.duplicates_dropped = 0
         self.client = client
         self.concurrency = concurrency
         self.retries = retries
@@ -222,7 +212,8 @@ class Evaluation:
             ValueError: the results file holds a result for a sample whose completion differs
                 (it belongs to another samples file: use a new ``--results`` path).
         """
-        done = load_results(self.results_path)
+        found = read_results(self.results_path)
+        done, self.duplicates_dropped = found.records, found.duplicates
         for sample in samples:
             row = done.get(sample.key)
             if row is not None and row.get("completion_sha256") != sample.digest:
@@ -242,6 +233,7 @@ class Evaluation:
         from tqdm import tqdm
 
         done, pending = self.plan(samples)
+        before = set(done)
         passed = sum(1 for s in samples if s.key in done and done[s.key]["passed"])
         start = time.perf_counter()
         bar = tqdm(total=len(samples), initial=len(samples) - len(pending), unit="sample",
@@ -266,6 +258,8 @@ class Evaluation:
                 await asyncio.gather(*(score(s) for s in pending))
             finally:
                 bar.close()
+        if self.duplicates_dropped or any(s.key in before for s in pending):
+            compact(self.results_path, done)  # one line per sample: the re-scored replace the old
         wall = time.perf_counter() - start
         summary = self.summary(samples, ks, wall_time_s=wall, results=done)
         summary.samples_per_s = len(pending) / wall if wall > 0 else None
@@ -274,7 +268,11 @@ class Evaluation:
     def summary(self, samples: list[Sample], ks: Iterable[int], *, wall_time_s: Optional[float] = None,
                 results: Optional[dict] = None) -> EvalSummary:
         """The summary of ``samples`` from the results file (or ``results``, keyed by sample)."""
-        results = load_results(self.results_path) if results is None else results
+        if results is None:
+            found = read_results(self.results_path)
+            results, self.duplicates_dropped = found.records, found.duplicates
         rows = [results[s.key] for s in samples if s.key in results]
-        return summarize(self.dataset, list(self.problems), rows, ks,
-                         n_pending=len(samples) - len(rows), wall_time_s=wall_time_s)
+        summary = summarize(self.dataset, list(self.problems), rows, ks,
+                            n_pending=len(samples) - len(rows), wall_time_s=wall_time_s)
+        summary.duplicates_dropped = self.duplicates_dropped
+        return summary

@@ -61,6 +61,8 @@ class EvalSummary(BaseModel):
     excluded: dict[str, int] = Field(description="samples left out of pass@k, by verdict")
     wall_time_s: Optional[float] = Field(None, description="seconds this run spent scoring")
     samples_per_s: Optional[float] = Field(None, description="samples scored by this run per second")
+    duplicates_dropped: int = Field(0, description="older lines of a sample found in the results file "
+                                                   "(each sample counts once, its newest line)")
     problems: list[ProblemSummary] = Field(default_factory=list)
 
 

@@ -1,0 +1,98 @@
+"""The one rule for reading a results or trajectory jsonl (``judgebox eval``, ``judgebox rollout``,
+their resume and their summaries), BUG-211:
+
+- a last line cut short by a kill (no newline, not a JSON record) is dropped with a warning naming
+  ``file:line`` and truncated away, so appends start on a fresh line;
+- a bad line anywhere else, or a file with content but no complete record, is an error naming
+  ``file:line`` (never skipped: it would silently lose or double-count a sample);
+- a key written twice (a re-scored infrastructure error, a copied line) counts once, the newest;
+  :func:`compact` rewrites the file with one line per key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("judgebox.reward")
+
+Key = tuple[str, int]
+
+
+@dataclass
+class ResultsFile:
+    """What :func:`read_results` found: the newest ``records`` per ``(task_id, sample_id)``, how many
+    older lines of a key were dropped (``duplicates``), and the line number of a torn last line that
+    was dropped (``torn``, or ``None``)."""
+
+    records: dict[Key, dict[str, Any]] = field(default_factory=dict)
+    duplicates: int = 0
+    torn: int | None = None
+
+
+def read_results(path: Path) -> ResultsFile:
+    """Read ``path`` by the rule of the module docstring (a missing file is empty).
+
+    Raises:
+        ValueError: a line other than a torn last one is not a JSON record with ``task_id`` and
+            ``sample_id``, or the file has content and no complete record; the message names
+            ``file:line``.
+    """
+    path = Path(path)
+    if not path.exists():
+        return ResultsFile()
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    found = ResultsFile()
+    last = len(lines) - 1  # the text after the final newline: empty, or a line the writer did not finish
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        torn = number - 1 == last
+        try:
+            row = json.loads(raw)
+            key = (row["task_id"], row["sample_id"])
+        except (ValueError, KeyError, TypeError) as exc:
+            if torn:
+                found.torn = number
+                continue
+            raise ValueError(f"{path}:{number}: not a result record ({type(exc).__name__}: {exc}); fix or "
+                             "remove that line (only a torn last line is dropped by itself)") from None
+        if key in found.records:
+            found.duplicates += 1
+        found.records[key] = row
+    if found.torn is not None:
+        if not found.records:
+            raise ValueError(f"{path}:{found.torn}: the only line is torn (cut by a kill) and no record is "
+                             "complete; remove the file to start again")
+        with open(path, "r+b") as fh:
+            fh.truncate(len(data) - len(lines[-1]))
+        log.warning("%s:%d: a torn last line (cut by a kill) was dropped; its sample is scored again",
+                    path, found.torn)
+    elif lines[-1].strip():  # a complete record whose newline was cut: give it one
+        with open(path, "ab") as fh:
+            fh.write(b"\n")
+    return found
+
+
+def compact(path: Path, records: dict[Key, dict[str, Any]]) -> None:
+    """Rewrite ``path`` with one line per key (``records``: the newest of each), atomically."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            for row in records.values():
+                out.write(json.dumps(row) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
