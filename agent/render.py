@@ -18,11 +18,22 @@ The assistant's own earlier tokens are never taken from a re-render: a template 
 earlier turns (Qwen3 drops ``<think>`` of turns before the last user message, BUG-110) cannot
 change the trajectory. The part of ``full`` before the boundary must render the context exactly as
 ``base`` does, and the delta must tokenize to itself on its own; otherwise :class:`TemplateError`.
+
+Text the policy did not write (tool results, user and system messages, an interaction's reply) can
+never make a control token (BUG-213): before rendering, each of the tokenizer's added tokens written
+out in such a message's content (``<|im_end|>``, ``<|im_start|>``, ``</tool_response>``, ``<think>``,
+``<|eot_id|>``, ...) gets a zero-width space (U+200B) after its first character, so it is tokenized as
+plain text and a tool output cannot close its turn and forge an assistant one. The assistant's own
+messages are left as they are.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional, Sequence
+
+#: What breaks a control string in text the policy did not write (see the module docstring).
+NEUTRALIZER = "\u200b"
 
 
 class TemplateError(RuntimeError):
@@ -46,10 +57,25 @@ class Renderer:
         self.tools = tools or None
         self.end_ids = set(end_of_turn_ids)
         self.kwargs = dict(template_kwargs or {})
+        controls = sorted((t for t in _added_tokens(tokenizer) if len(t) > 1), key=len, reverse=True)
+        self._controls = re.compile("|".join(map(re.escape, controls))) if controls else None
+
+    def neutralized(self, messages: list[dict]) -> list[dict]:
+        """``messages`` with every control string in the content of a message the policy did not
+        write broken by :data:`NEUTRALIZER` (see the module docstring)."""
+        if self._controls is None:
+            return messages
+        out = []
+        for m in messages:
+            content = m.get("content")
+            if m.get("role") != "assistant" and isinstance(content, str) and self._controls.search(content):
+                m = {**m, "content": self._controls.sub(lambda c: c.group(0)[0] + NEUTRALIZER + c.group(0)[1:], content)}
+            out.append(m)
+        return out
 
     def ids(self, messages: list[dict], add_generation_prompt: bool) -> list[int]:
         """``messages`` rendered and tokenized by the template (special tokens as single ids)."""
-        out = self.tokenizer.apply_chat_template(messages, tools=self.tools, tokenize=True,
+        out = self.tokenizer.apply_chat_template(self.neutralized(messages), tools=self.tools, tokenize=True,
                                                  add_generation_prompt=add_generation_prompt, **self.kwargs)
         if not isinstance(out, list):  # transformers >= 5 returns a BatchEncoding
             out = out["input_ids"]
@@ -96,3 +122,14 @@ class Renderer:
         if last_generated == full[boundary]:
             return tail
         return [full[boundary]] + tail
+
+
+def _added_tokens(tokenizer: Any) -> list[str]:
+    """The strings the tokenizer turns into single added-token ids (special or not: Qwen's
+    ``<think>`` and ``<tool_response>`` are added tokens that are not special)."""
+    try:
+        found = set(tokenizer.get_added_vocab())
+    except (AttributeError, TypeError):
+        found = set()
+    found.update(getattr(tokenizer, "all_special_tokens", None) or ())
+    return [t for t in found if isinstance(t, str) and t]

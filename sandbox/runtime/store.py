@@ -72,7 +72,7 @@ class Runtime:
     def describe(self) -> dict[str, Any]:
         """What ``GET /languages`` and ``/health`` report: name, folder and the installed versions."""
         return {"name": self.name, "folder": self.folder,
-                **{k: self.report.get(k, {}) for k in ("python", "node", "debian", "missing")}}
+                **{k: self.report.get(k, {}) for k in ("python", "node", "debian", "missing", "exclusions")}}
 
 
 def load_runtime(folder: str) -> Optional[Runtime]:

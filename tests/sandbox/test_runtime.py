@@ -164,3 +164,17 @@ def test_a_dataset_whose_harness_libraries_are_missing_is_refused_before_scoring
                                                r"judgebox_no_such_module, which the dataset's official harness "
                                                r"provides; .*`judgebox runtime build --profile default`"):
         require_libraries(client, "bigcodebench", "python", ["pandas", "judgebox_no_such_module"])
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_every_profile_pins_each_package_once(name):
+    """Facts written down by us: ``name==version`` for pip, ``name@version`` for npm, each name once;
+    a profile that leaves something of its source out says what and why."""
+    import re
+
+    profile = PROFILES[name]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][\w.]*", p) for p in profile.python), profile.python
+    assert all(re.fullmatch(r"@?[a-z0-9_.\-/]+@[0-9][\w.\-]*", p) for p in profile.node), profile.node
+    names = [p.split("==")[0].lower() for p in profile.python] + [p.rsplit("@", 1)[0] for p in profile.node]
+    assert len(names) == len(set(names))
+    assert name == "default" or profile.exclusions
