@@ -53,8 +53,12 @@ class RolloutSummary(EvalSummary):
 
 
 def prompt_messages(problem: Problem, system: Optional[str] = None) -> list[dict]:
-    """The chat messages of a problem: an optional system message, then its prompt as the user's."""
-    return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": problem.prompt}]
+    """The chat messages of a problem: an optional system message (unless the row has its own), then
+    its whole chat prompt when it has one (earlier turns included, BUG-218), else its prompt as the
+    user's."""
+    history = [dict(m) for m in problem.messages]
+    head = [{"role": "system", "content": system}] if system and not any(m.get("role") == "system" for m in history) else []
+    return head + (history or [{"role": "user", "content": problem.prompt}])
 
 
 class Rollout:
@@ -94,6 +98,26 @@ class Rollout:
         self.dataset = dataset
         #: older lines of a trajectory the file held (counted once, the newest; BUG-211)
         self.duplicates_dropped = 0
+
+    def check_prompts(self) -> None:
+        """Render every problem's prompt with the loop's chat template before any trajectory runs.
+
+        Raises:
+            ValueError: the template cannot render a row's prompt, naming the row, the message and
+                why (e.g. a tool call whose ``arguments`` is text that is not a JSON object, for a
+                template that iterates them): never an exception mid-rollout, nor a silent fallback.
+        """
+        for problem in self.problems:
+            messages = prompt_messages(problem, self.system)
+            try:
+                self.loop.renderer.prompt(messages)
+            except Exception as exc:  # the template's own error (TypeError, jinja2's TemplateError, ...)
+                where = next((f"message {i}: tool_calls[{j}].function.arguments is text, not a JSON object "
+                              f"({str(c.get('function', {}).get('arguments'))[:60]!r})"
+                              for i, m in enumerate(messages) for j, c in enumerate(m.get("tool_calls") or [])
+                              if isinstance((c.get("function") or {}).get("arguments"), str)), "its messages")
+                raise ValueError(f"row {problem.task_id}: the chat template cannot render {where}: "
+                                 f"{type(exc).__name__}: {exc}") from None
 
     def keys(self) -> list[tuple[str, int]]:
         """Every ``(task_id, sample_index)`` of the run, in order."""
@@ -140,6 +164,7 @@ class Rollout:
         from tqdm import tqdm
 
         done, pending = self.plan()
+        self.check_prompts()
         before = set(done)
         by_id = {p.task_id: p for p in self.problems}
         order = {k: i for i, k in enumerate(self.keys())}

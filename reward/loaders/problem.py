@@ -28,6 +28,9 @@ class Problem(BaseModel):
         stop_tokens: MultiPL-E's stop sequences; when set, a completion continues ``prompt`` and is
             cut at the first stop token (the MultiPL-E convention).
         columns: other text columns of the row that can stand in as samples (e.g. ``gpt_solution``).
+        messages: the row's whole chat prompt when it has one (verl rows: earlier turns, tool calls
+            and results before the last user message, BUG-218); ``[]`` when the prompt is ``prompt``
+            alone. A tool call's JSON-text ``arguments`` are decoded to an object.
     """
 
     task_id: str
@@ -39,6 +42,7 @@ class Problem(BaseModel):
     language: str = "python"
     stop_tokens: list[str] = Field(default_factory=list)
     columns: dict[str, str] = Field(default_factory=dict)
+    messages: list[dict[str, Any]] = Field(default_factory=list)
 
     def candidate(self, completion: str, sanitize: bool = False) -> tuple[TestSpec, str]:
         """The spec and the code to judge for one completion.

@@ -25,14 +25,40 @@ def ground_truth_spec(ground_truth: Any) -> TestSpec:
     return apps_spec(value)
 
 
+def decoded_arguments(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` with each tool call's JSON-text ``arguments`` (OpenAI's form) decoded to the object
+    chat templates iterate (Qwen's ``arguments|items``); text that is not a JSON object stays text."""
+    calls = message.get("tool_calls")
+    if not calls:
+        return message
+    out = []
+    for call in calls:
+        call = dict(call)
+        fn = dict(call.get("function") or {})
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            try:
+                value = json.loads(args)
+            except ValueError:
+                value = None
+            if isinstance(value, dict):
+                fn["arguments"] = value
+        if fn:
+            call["function"] = fn
+        out.append(call)
+    return {**message, "tool_calls": out}
+
+
 def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:
     """One verl row; unusable ground truth becomes ``data_error``."""
     extra = row.get("extra_info") or {}
     spec, error = guarded_spec(lambda: ground_truth_spec((row.get("reward_model") or {})["ground_truth"]))
     messages = row.get("prompt")
+    chat = [] if isinstance(messages, str) else [decoded_arguments(dict(m)) for m in list(messages or [])]
     prompt = messages if isinstance(messages, str) else next(
-        (m.get("content", "") for m in reversed(list(messages or [])) if m.get("role") == "user"), "")
-    return Problem(task_id=str(extra.get("task_id", extra.get("index", index))), prompt=prompt,
+        (m.get("content", "") for m in reversed(chat) if m.get("role") == "user"), "")
+    history = chat if len(chat) > 1 or any(m.get("role") != "user" for m in chat) else []
+    return Problem(task_id=str(extra.get("task_id", extra.get("index", index))), prompt=prompt, messages=history,
                    spec=spec, data_error=error, gold=extra.get("reference"),
                    data_source=row.get("data_source") or data_source,
                    language=spec.language if spec else "python",
@@ -55,8 +81,8 @@ def to_row(problem: Problem, index: int, *, agent_name: Optional[str] = None,
     """
     if problem.spec is None:
         raise ValueError(f"{problem.task_id}: cannot convert a problem without tests ({problem.data_error})")
-    messages = ([{"role": "system", "content": system}] if system else []) + [
-        {"role": "user", "content": problem.prompt}]
+    messages = ([{"role": "system", "content": system}] if system else []) + (
+        list(problem.messages) or [{"role": "user", "content": problem.prompt}])
     extra: dict[str, Any] = {"index": index, "task_id": problem.task_id, "reference": problem.gold}
     if problem.stop_tokens:
         extra["stop_tokens"] = list(problem.stop_tokens)
