@@ -89,7 +89,7 @@ class Trajectory:
     step_rewards: list[float] = field(default_factory=list)
     counts: dict = field(default_factory=lambda: dict.fromkeys(
         ("tool_calls", "tool_calls_parsed", "tool_errors", "tool_timeouts", "parse_errors", "retries",
-         "response_truncated", "truncated_turns"), 0))
+         "response_truncated", "truncated_turns", "unclosed_tool_call"), 0))
     timing: dict = field(default_factory=lambda: {"generate_s": 0.0, "tools_s": 0.0, "score_s": 0.0})
     requests: list[dict] = field(default_factory=list)
 
@@ -256,6 +256,8 @@ class ToolAgentLoop:
         traj.messages.append(traj.assistant)
         traj.counts["tool_calls_parsed"] += len(turn.calls)
         traj.counts["parse_errors"] += len(turn.errors)
+        # a complete call whose end tag never came (the turn stopped inside the envelope, BUG-225)
+        traj.counts["unclosed_tool_call"] += turn.metrics.get("unclosed_call", 0)
         last_turn = cfg.max_assistant_turns is not None and traj.assistant_turns >= cfg.max_assistant_turns
         if traj.truncated:
             traj.counts["truncated_turns"] += 1

@@ -12,7 +12,9 @@ Values are raw text (one leading and one trailing newline removed) typed by the 
 Schema when the parser was given ``tools`` (:mod:`judgebox.agent.parsers.values`); without a schema
 they stay strings. The format has no escaping, so a value ends at the first ``</parameter>``
 that is followed by what may follow a parameter (another ``<parameter=``, ``</function>``,
-``</tool_call>`` or the end of the turn): code that prints ``"</parameter>"`` keeps its text.
+``</tool_call>`` or the end of the turn): code that prints ``"</parameter>"`` keeps its text. A value
+whose ``</parameter>`` never came (models drop it in long contexts) ends where ``\n</function>``
+begins, counted as ``unclosed_call`` (BUG-225).
 A ``<function=`` without the ``<tool_call>`` wrapper is also read. A call whose function is
 not closed (a turn cut mid-call) is an error, never a call.
 """
@@ -96,6 +98,13 @@ class Qwen3CoderParser(ToolCallParser):
                 return pos
             param = _header(text, pos, PARAM) if text.startswith(PARAM, pos) else None
             end = _param_end(text, param[1]) if param else -1
+            if end < 0 and param and (func_end := text.find("\n" + END_FUNC, param[1])) >= 0:
+                value = convert_value(_strip_newlines(text[param[1] : func_end + 1]), schema.get(param[0]))
+                if value is not OMIT:
+                    arguments[param[0]] = value
+                seg.metrics["unclosed_call"] += 1
+                pos = func_end + 1
+                continue
             if end < 0:
                 if param:
                     what = f"parameter {param[0]!r} of {name!r} is not closed (no {END_PARAM})"

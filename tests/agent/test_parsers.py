@@ -365,3 +365,19 @@ def test_a_parser_bug_becomes_an_observation():
     turn = get_parser("test-broken").parse("hello")
     assert turn.calls == [] and turn.content == "hello"
     assert turn.errors == ["error: could not parse tool call: internal parser error (KeyError)"]
+
+
+# --- BUG-225: a turn that stopped inside a tool-call envelope ----------------------------------
+def test_bug225_a_stop_inside_the_envelope_is_a_call_or_an_error_never_silence():
+    """(a) complete JSON, no </tool_call>: one call, counted unclosed (vLLM hermes accepts a final
+    unterminated block); (b) the stop token cut the arguments: no call, one parse error; (c) no
+    </tool_call>: one call; (d) no </parameter>: the value ends at ``\\n</function>``."""
+    hermes, coder = get_parser("hermes"), get_parser("qwen3_coder")
+    a = hermes.parse('<tool_call>\n{"name": "code_interpreter", "arguments": {"code": "print(1)"}}\n')
+    assert (args(a), a.errors, a.metrics["unclosed_call"]) == ([{"code": "print(1)"}], [], 1)
+    b = hermes.parse('<tool_call>\n{"name": "code_interpreter", "arguments": {"code": "s = \'')
+    assert b.calls == [] and len(b.errors) == 1 and b.errors[0].startswith("error: could not parse tool call")
+    c = coder.parse("<tool_call>\n<function=code_interpreter>\n<parameter=code>\nprint(1)\n</parameter>\n</function>\n")
+    assert (args(c), c.errors) == ([{"code": "print(1)"}], [])
+    d = coder.parse("<tool_call>\n<function=code_interpreter>\n<parameter=code>\nprint(2)\n</function>\n</tool_call>")
+    assert (args(d), d.errors, d.metrics["unclosed_call"]) == ([{"code": "print(2)"}], [], 1)
