@@ -89,7 +89,7 @@ class Trajectory:
     step_rewards: list[float] = field(default_factory=list)
     counts: dict = field(default_factory=lambda: dict.fromkeys(
         ("tool_calls", "tool_calls_parsed", "tool_errors", "tool_timeouts", "parse_errors", "retries",
-         "response_truncated", "truncated_turns", "unclosed_tool_call"), 0))
+         "response_truncated", "truncated_turns", "unclosed_tool_call", "stop_token_restored"), 0))
     timing: dict = field(default_factory=lambda: {"generate_s": 0.0, "tools_s": 0.0, "score_s": 0.0})
     requests: list[dict] = field(default_factory=list)
 
@@ -243,8 +243,11 @@ class ToolAgentLoop:
         if traj.response_logprobs is not None and logprobs is None:
             traj.failure = "missing_logprobs"
             return self._end(traj, "aborted")
-        if logprobs is not None and len(logprobs) != len(ids):
-            raise AssertionError(f"backend returned {len(ids)} ids and {len(logprobs)} logprobs")
+        if logprobs is not None and len(logprobs) != len(ids):  # never padded or shifted (BUG-223)
+            traj.failure = "logprob_length_mismatch"
+            log.warning("trajectory %s: the backend returned %d ids and %d logprobs; excluded",
+                        traj.request_id, len(ids), len(logprobs))
+            return self._end(traj, "aborted")
         traj.append(ids, 1, logprobs if traj.response_logprobs is not None else None)
         traj.last_turn = GenerationResult(ids, logprobs, finish)
         traj.truncated = finish == "length" or (
@@ -272,7 +275,7 @@ class ToolAgentLoop:
             return AgentState.PROCESSING_TOOLS
         if self.interaction is not None and (cfg.max_user_turns is None or traj.user_turns < cfg.max_user_turns):
             return AgentState.INTERACTING
-        return self._end(traj, "completed")
+        return self._complete(traj)
 
     async def _processing_tools(self, traj: Trajectory, tt: Any, params: dict) -> AgentState:
         cap = self.config.max_parallel_calls
@@ -299,7 +302,7 @@ class ToolAgentLoop:
         reply = await self.interaction(traj.messages)
         reply, terminate = reply if isinstance(reply, tuple) else (reply, False)
         if reply is None:
-            return self._end(traj, "completed")
+            return self._complete(traj)
         traj.user_turns += 1
         state = await self._observe(traj, [{"role": "user", "content": reply}], next_state=AgentState.GENERATING)
         return self._end(traj, "completed") if terminate and state is AgentState.GENERATING else state
@@ -310,6 +313,9 @@ class ToolAgentLoop:
         """Append the template's delta for ``new`` (mask 0) if it fits; else end the trajectory."""
         last = traj.last_turn.token_ids[-1] if traj.last_turn and traj.last_turn.token_ids else None
         obs = self.renderer.delta(traj.context, traj.assistant, new, last)
+        if (obs and traj.last_turn is not None and traj.last_turn.finish_reason == "stop" and last != obs[0]
+                and obs[0] in self.renderer.end_ids):
+            traj.counts["stop_token_restored"] += 1  # the server dropped the stop id it matched (BUG-223)
         cfg = self.config
         total = len(traj.prompt_ids) + len(traj.response_ids) + len(obs)
         traj.messages += new
@@ -347,6 +353,17 @@ class ToolAgentLoop:
             if token in self.stop_ids:
                 return ids[: i + 1], (lp[: i + 1] if lp is not None else None), "stop"
         return ids, (list(lp) if lp is not None else None), finish
+
+    def _complete(self, traj: Trajectory) -> AgentState:
+        """End a finished trajectory; a last turn that stopped without its stop id (a server that
+        dropped the id it matched) gets the template's end-of-turn id back, mask 0 (BUG-223)."""
+        turn = traj.last_turn
+        if turn is not None and turn.finish_reason == "stop" and (not turn.token_ids or turn.token_ids[-1] not in self.stop_ids):
+            end = self.renderer.end_of_turn(traj.context, traj.assistant)
+            if end is not None:
+                traj.append([end], 0, None)
+                traj.counts["stop_token_restored"] += 1
+        return self._end(traj, "completed")
 
     @staticmethod
     def _end(traj: Trajectory, reason: str) -> AgentState:

@@ -85,6 +85,11 @@ class Renderer:
         """The prompt ids of a conversation, ending with the generation prompt."""
         return self.ids(messages, add_generation_prompt=True)
 
+    def end_of_turn(self, context: list[dict], assistant: dict) -> Optional[int]:
+        """The id the template ends ``assistant``'s turn with (after ``context``), or ``None``."""
+        ends = [t for t in self.ids(context + [assistant], add_generation_prompt=False) if t in self.end_ids]
+        return ends[-1] if ends else None
+
     def delta(self, context: list[dict], assistant: dict, new: list[dict], last_generated: Optional[int]) -> list[int]:
         """The ids to append after a generated assistant turn so that ``new`` messages follow it.
 

@@ -101,10 +101,10 @@ class OpenAIBackend:
         choice = response.json()["choices"][0]
         lp = choice.get("logprobs") or {}
         tokens = lp.get("tokens") or []
-        ids = choice.get("token_ids") or [int(t.split(":", 1)[1]) for t in tokens]
+        ids = choice.get("token_ids") or [int(t.split(":", 1)[1]) for t in tokens if t.startswith("token_id:")]
         logprobs = lp.get("token_logprobs")
-        if sampling_params.get("logprobs") is None or logprobs is None or len(logprobs) != len(ids):
-            logprobs = None
+        if sampling_params.get("logprobs") is None or logprobs is None:
+            logprobs = None  # a length that differs from the ids' is the loop's to refuse (BUG-223)
         return GenerationResult(list(ids), logprobs, finish_of(choice.get("finish_reason")))
 
     async def aclose(self) -> None:
