@@ -314,7 +314,7 @@ class ToolAgentLoop:
         last = traj.last_turn.token_ids[-1] if traj.last_turn and traj.last_turn.token_ids else None
         obs = self.renderer.delta(traj.context, traj.assistant, new, last)
         if (obs and traj.last_turn is not None and traj.last_turn.finish_reason == "stop" and last != obs[0]
-                and obs[0] in self.renderer.end_ids):
+                and obs[0] in self.stop_ids):
             traj.counts["stop_token_restored"] += 1  # the server dropped the stop id it matched (BUG-223)
         cfg = self.config
         total = len(traj.prompt_ids) + len(traj.response_ids) + len(obs)
