@@ -19,12 +19,13 @@ earlier turns (Qwen3 drops ``<think>`` of turns before the last user message, BU
 change the trajectory. The part of ``full`` before the boundary must render the context exactly as
 ``base`` does, and the delta must tokenize to itself on its own; otherwise :class:`TemplateError`.
 
-Text the policy did not write (tool results, user and system messages, an interaction's reply) can
-never make a control token (BUG-213): before rendering, each of the tokenizer's added tokens written
-out in such a message's content (``<|im_end|>``, ``<|im_start|>``, ``</tool_response>``, ``<think>``,
-``<|eot_id|>``, ...) gets a zero-width space (U+200B) after its first character, so it is tokenized as
-plain text and a tool output cannot close its turn and forge an assistant one. The assistant's own
-messages are left as they are.
+Text in a message can never make a control token (BUG-213): before rendering, each of the
+tokenizer's added tokens written out in a message's content or tool-call arguments (``<|im_end|>``,
+``<|im_start|>``, ``</tool_response>``, ``<think>``, ``<|eot_id|>``, ...) gets a zero-width space
+(U+200B) after its first character, so it is tokenized as plain text: a tool output or a user reply
+cannot close its turn and forge an assistant one. This also keeps the delta's boundary where the
+template puts it when the policy's own call wrote such text in a string (its own tokens are never
+taken from a re-render, so they are not changed).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Sequence
 
-#: What breaks a control string in text the policy did not write (see the module docstring).
+#: What breaks a control string in a message's text (see the module docstring).
 NEUTRALIZER = "\u200b"
+#: Message and tool-call keys whose values are names, never neutralized.
+_NAMES = frozenset({"role", "name", "type", "id", "tool_call_id"})
 
 
 class TemplateError(RuntimeError):
@@ -61,17 +64,22 @@ class Renderer:
         self._controls = re.compile("|".join(map(re.escape, controls))) if controls else None
 
     def neutralized(self, messages: list[dict]) -> list[dict]:
-        """``messages`` with every control string in the content of a message the policy did not
-        write broken by :data:`NEUTRALIZER` (see the module docstring)."""
+        """``messages`` with every control string in their content and tool-call arguments broken by
+        :data:`NEUTRALIZER` (see the module docstring)."""
         if self._controls is None:
             return messages
-        out = []
-        for m in messages:
-            content = m.get("content")
-            if m.get("role") != "assistant" and isinstance(content, str) and self._controls.search(content):
-                m = {**m, "content": self._controls.sub(lambda c: c.group(0)[0] + NEUTRALIZER + c.group(0)[1:], content)}
-            out.append(m)
-        return out
+        return [self._clean(m) for m in messages]
+
+    def _clean(self, value: Any) -> Any:
+        if isinstance(value, str):
+            if not self._controls.search(value):
+                return value
+            return self._controls.sub(lambda c: c.group(0)[0] + NEUTRALIZER + c.group(0)[1:], value)
+        if isinstance(value, dict):  # every text but the names the template keys on
+            return {k: v if k in _NAMES else self._clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._clean(v) for v in value]
+        return value
 
     def ids(self, messages: list[dict], add_generation_prompt: bool) -> list[int]:
         """``messages`` rendered and tokenized by the template (special tokens as single ids)."""

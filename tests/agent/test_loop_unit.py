@@ -117,11 +117,13 @@ def test_an_unreachable_engine_aborts_the_trajectory_and_says_why(tiny_tokenizer
     assert out.extra_fields["failure"].startswith("generation failed: ConnectError")
 
 
-def test_lengths_are_asserted_after_every_turn(tiny_tokenizer):
+def test_a_backend_whose_ids_and_logprobs_differ_in_length_ends_the_trajectory_by_name(tiny_tokenizer):
+    """BUG-223 (b): never padded or shifted; the record says why and carries no reward."""
     backend = Scripted([GenerationResult([64, IM_END], [-1.0], "stop")])  # one logprob for two ids
     loop = ToolAgentLoop(AgentLoopConfig(), tiny_tokenizer, backend, score_fn=lambda *a, **k: {"score": 0.0})
-    with pytest.raises(AssertionError, match="2 ids and 1 logprobs"):
-        asyncio.run(loop.run(USER, logprobs=0))
+    out = asyncio.run(loop.run(USER, logprobs=0))
+    assert (out.extra_fields["stop_reason"], out.extra_fields["failure"]) == ("aborted", "logprob_length_mismatch")
+    assert out.response_ids == [] and out.reward_score is None
 
 
 @pytest.mark.parametrize("key", ["max_assistant_turns", "max_tool_rounds", "max_user_turns", "max_parallel_calls",
