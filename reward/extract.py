@@ -115,10 +115,10 @@ def split_reasoning(text: str) -> tuple[Optional[str], str]:
     return None, text
 
 
-def drop_reasoning(text: str, code_in_reasoning: Literal["ignore", "use"] = "ignore") -> str:
-    """The part of ``text`` code is taken from: its answer region (``"ignore"``), or, with ``"use"``,
-    the answer region when it has a fence or the reasoning has none, else the whole text."""
-    reasoning, answer = split_reasoning(text)
+def _code_region(text: str, reasoning: Optional[str], answer: str, code_in_reasoning: str) -> str:
+    """The part of ``text`` (split as ``reasoning``, ``answer``) code is taken from: the answer region
+    (``"ignore"``), or, with ``"use"``, the answer region when it has a fence or the reasoning has
+    none, else the whole text."""
     if reasoning is None or code_in_reasoning == "ignore":
         return answer
     return answer if _has_fence(answer) or not _has_fence(reasoning) else text
@@ -164,14 +164,14 @@ def extract_code(completion: str, language: str = "python", policy: Literal["las
         code = extract_code(completion, language, policy, code_in_reasoning=code_in_reasoning)
         return _tidy(_sanitize(code, entry_point)) if code else code
     cleaned = clean_completion(completion)
-    had_reasoning = split_reasoning(cleaned)[0] is not None
-    text = drop_reasoning(cleaned, code_in_reasoning)
+    reasoning, answer = split_reasoning(cleaned)
+    text = _code_region(cleaned, reasoning, answer, code_in_reasoning)
     lone = _lone_closing_fence(text)
     if lone is not None:
         return _tidy(lone)
     blocks = fenced_blocks(text)
     if not blocks:
-        if had_reasoning and _tags(language) == _tags("python") and not _is_python(text):
+        if reasoning is not None and _tags(language) == _tags("python") and not _is_python(text):
             return ""  # an answer region of prose after the reasoning: no code
         return _tidy(text)
     tags = _tags(language)

@@ -43,10 +43,7 @@ class SandboxSettings(BaseSettings):
     @model_validator(mode="after")
     def _use_runtime(self) -> "SandboxSettings":
         """Resolve :attr:`runtime`; its interpreter becomes :attr:`python` unless one was given."""
-        try:
-            self._runtime = find_runtime(self.runtime)
-        except ValueError as exc:
-            raise ValueError(str(exc)) from None
+        self._runtime = find_runtime(self.runtime)  # its ValueError names the field and the fix
         if self._runtime is not None and self._runtime.python and "python" not in self.model_fields_set:
             self.python = self._runtime.python
         return self

@@ -327,16 +327,16 @@ class Executor:
                                     request.disk_limit_MB) as iso, \
                 self.workdir(files, iso) as workdir:
             env = self.env(workdir, iso, recipe)
-            compile_result = None
-            if recipe.compile:
-                compile_result = self.compile(recipe, request.code, files, workdir, env, request.compile_timeout,
-                                              iso, cancel, request.cpp_std)
             for path in request.fetch_files:  # an absolute path is refused before anything runs
                 on_disk(iso, path, "fetch_files")
             for i, case in enumerate(cases):
                 for field, paths in (("files", case.files), ("fetch_files", case.fetch_files)):
                     for path in paths:
                         on_disk(iso, path, f"cases[{i}].{field}")
+            compile_result = None
+            if recipe.compile:
+                compile_result = self.compile(recipe, request.code, files, workdir, env, request.compile_timeout,
+                                              iso, cancel, request.cpp_std)
             absolute = {p: data for p, data in files.items() if p.startswith("/")}  # emptied by each reset
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together

@@ -378,7 +378,7 @@ def run_process(
     clock.pid = proc.pid
     deadline = start + limits.time_limit
     timed_out = exited = False
-    starved = 0.0  # seconds the command waited for a CPU, read at its exit
+    waited = 0.0  # seconds the command waited for a CPU, read at its exit when its wall time passed the limit
     ended: Optional[float] = None
     drain_deadline = None
     open_pipes = 2
@@ -406,7 +406,8 @@ def run_process(
                     sel.unregister(pidfd)
                     exited = True
                     ended = time.monotonic()  # the verdict's wall time: draining the pipes is not the program's
-                    starved = clock.allowance(clock.tree_cpu())  # a zombie still has its counters
+                    if ended - start > limits.time_limit:  # within it, no wait can change the verdict
+                        waited = clock.allowance(clock.tree_cpu())  # a zombie still has its counters
                     _kill_group(proc.pid)
                     if kill_all:
                         kill_all()
@@ -448,7 +449,7 @@ def run_process(
     cpu = max(rusage.ru_utime + rusage.ru_stime, clock.tree_cpu() if cpu_seconds else 0.0)
     if rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu >= limits.time_limit:
         timed_out = True
-    if clock.out_of_time(wall, cpu, starved):
+    if clock.out_of_time(wall, cpu, waited):
         timed_out = True
     return ProcessResult(
         return_code=None if timed_out else rc,

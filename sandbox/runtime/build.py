@@ -23,11 +23,8 @@ import time
 from dataclasses import replace
 from typing import Callable, Iterator, Optional, Sequence
 
-from .profiles import Profile
+from .profiles import KINDS, Profile
 from .store import REPORT, Runtime, base_python, load_runtime, runtime_folder
-
-#: Package kinds ``--languages`` may name, and the program languages each serves.
-KINDS = {"python": ("python", "pytest", "jupyter"), "node": ("nodejs",), "debian": ("go", "go_test", "java")}
 
 
 class BuildError(RuntimeError):

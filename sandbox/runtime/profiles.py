@@ -22,6 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: The package kinds a profile lists (``Profile`` fields; ``judgebox runtime build --languages``).
+KINDS = ("python", "node", "debian")
+#: The Debian packages of Go's and Java's test libraries (testify on ``GOPATH``, JUnit 4, Hamcrest
+#: and javatuples on the class path), which every profile that runs Go or Java tests needs.
+TEST_LIBRARIES = ("golang-github-stretchr-testify-dev", "junit4", "libhamcrest-java", "libjavatuples-java")
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -35,8 +41,8 @@ class Profile:
     exclusions: dict[str, str] = field(default_factory=dict)
 
     def languages(self) -> tuple[str, ...]:
-        """The package kinds the profile has: a subset of ``("python", "node", "debian")``."""
-        return tuple(k for k in ("python", "node", "debian") if getattr(self, k))
+        """The package kinds the profile has: a subset of :data:`KINDS`."""
+        return tuple(k for k in KINDS if getattr(self, k))
 
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (
@@ -51,7 +57,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             "pytest==8.4.2", "ipykernel==7.4.0",
         ),
         node=("lodash@4.17.21",),
-        debian=("golang-github-stretchr-testify-dev", "junit4", "libhamcrest-java", "libjavatuples-java"),
+        debian=TEST_LIBRARIES,
     ),
     Profile(
         "bigcodebench",
@@ -121,7 +127,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             "jsdom@24.1.3", "lodash@4.18.1", "random-seed@0.3.0", "seedrandom@3.0.5", "tsx@4.7.1",
             "typescript@5.3.3",
         ),
-        debian=("golang-github-stretchr-testify-dev", "junit4", "libhamcrest-java", "libjavatuples-java", "libzbar0"),
+        debian=(*TEST_LIBRARIES, "libzbar0"),
         exclusions={
             "torch==2.1.2 and the CUDA runtime (torchvision, torchaudio)": "GPU builds: torch 2.13.0 CPU instead",
             "Flask-GraphQL==2.0.0": "does not import on Python >= 3.10 (collections.MutableMapping)",
