@@ -90,7 +90,8 @@ class Executor:
                     if s.prebuilt_artifacts and "cpp" in self._installed else None)
         self.javac_archive = (javac_archives(os.path.join(self.root, ".jvm"))
                               if s.prebuilt_artifacts and "java" in self._installed else None)
-        self._prebuilt = [(p, k) for p, k in ((self.pch, pch_key), (self.javac_archive, javac_key)) if p]
+        self._prebuilt = [(p, k) for p, k in ((self.pch, pch_key), (self.javac_archive, lambda argv, _: javac_key(argv)))
+                          if p]
         self._toolchain_ids: dict[str, str] = {}
         #: the Python fork-server (``None``: off, or python not installed)
         self.forkserver = (ForkServer(python, self.env(os.path.join(self.root, ".forkserver"), RunIsolation()),
@@ -223,7 +224,7 @@ class Executor:
             Cancelled: see :meth:`command`.
         """
         argv = recipe.argv(recipe.compile or (), code, self.settings.python, cpp_std)
-        run_argv = argv + self.speedups(argv)
+        run_argv = argv + self.speedups(argv, code)
         cache = self.compile_cache
         if cache is None or not recipe.outputs:
             return self.command(run_argv, workdir, env, timeout, iso, None, cancel, wall_clock=False)
@@ -245,12 +246,13 @@ class Executor:
                 cache.store(key, workdir, recipe.outputs, result.stdout, result.stderr)
             return result
 
-    def speedups(self, argv: Sequence[str]) -> list[str]:
-        """Options that make compile command ``argv`` use a ready prebuilt artifact (a precompiled
-        header, javac's class-data archive); asking starts the artifact's build if it has not yet."""
+    def speedups(self, argv: Sequence[str], code: str = "") -> list[str]:
+        """Options that make compile command ``argv`` of main source ``code`` use a ready prebuilt
+        artifact (a precompiled header, javac's class-data archive); asking starts the artifact's build
+        if it has not yet."""
         out: list[str] = []
         for prebuilt, key_of in self._prebuilt:
-            key = key_of(argv)
+            key = key_of(argv, code)
             if key is not None:
                 out += prebuilt.args(key)
         return out

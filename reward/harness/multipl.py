@@ -73,6 +73,10 @@ def _cpp_reset(program: str, tests: str, fail: str) -> str:
             + f"#define assert(...) ((__VA_ARGS__) ? (void)0 : {fail}())\n")
 
 
+#: The block of angle ``#include`` lines (and blank lines) a C++ program opens with.
+_CPP_INCLUDES = re.compile(r"(?:[ \t]*(?:#[ \t]*include[ \t]*<[^<>\n]+>[ \t]*)?\n)*")
+
+
 def _cpp(program: str, tests: str) -> str:
     # The nonce is read by the first static initializer of the unit (C++ runs a unit's dynamic
     # initializers in definition order), before any initializer of the solution can read stdin,
@@ -93,8 +97,11 @@ def _cpp(program: str, tests: str) -> str:
              "std::string line = \"\\n\" + n + \" " + _OK + "\\n\"; "
              f"if (write(fd, line.data(), line.size()) < 0) {{}} }} }} judgebox_done_{{{var}, {out}}};")
     tests = _after_match(r"\bint\s+main\s*\([^)]*\)\s*\{", tests, guard, "'int main() {'")
-    return ("#include <iostream>\n#include <string>\n#include <fcntl.h>\n#include <unistd.h>\n"
-            + reader + program + _cpp_reset(program, tests, fail) + tests)
+    # the program's own opening #include block goes first: a precompiled header of it (MultiPL-E's
+    # ``<assert.h>``, ``<bits/stdc++.h>``) can then be used; it defines nothing of the program's
+    includes = _CPP_INCLUDES.match(program).group(0)
+    return (includes + "#include <iostream>\n#include <string>\n#include <fcntl.h>\n#include <unistd.h>\n"
+            + reader + program[len(includes):] + _cpp_reset(program, tests, fail) + tests)
 
 
 def _java(program: str, tests: str) -> str:

@@ -402,3 +402,15 @@ def test_bash_solution_cannot_reach_the_tests_shell(completion):
     j = judge(spec, completion)
     assert (j.verdict, j.passed) == (Verdict.runtime_error, False), j.message
     assert judge(spec, "    echo $(( $1 + $2 ))\n").verdict == Verdict.accepted
+
+
+def test_cpp_harness_puts_the_programs_include_block_first_so_it_can_be_precompiled():
+    """The harness's own includes and nonce reader follow the program's opening ``#include`` block:
+    MultiPL-E's ``<assert.h>`` + ``<bits/stdc++.h>`` opening then has a precompiled header."""
+    from judgebox.reward.harness.multipl import build_program
+    from judgebox.sandbox.speedups.pch import lead_headers
+    program = build_program("cpp", "#include<assert.h>\n#include<bits/stdc++.h>\nlong f() { return 1; }\n",
+                            "int main() {\n    assert(f() == 1);\n}\n")
+    assert program.startswith("#include<assert.h>\n#include<bits/stdc++.h>\n#include <iostream>\n")
+    assert program.index("judgebox_nonce_") < program.index("long f()")  # the reader is still first to run
+    assert lead_headers(program) == ("assert.h",)

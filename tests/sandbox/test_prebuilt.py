@@ -18,7 +18,7 @@ import pytest
 from judgebox.sandbox import LocalSandbox
 from judgebox.sandbox.languages import RECIPES
 from judgebox.sandbox.speedups.jvm import javac_key
-from judgebox.sandbox.speedups.pch import pch_flags, pch_key
+from judgebox.sandbox.speedups.pch import lead_headers, pch_flags, pch_key
 
 needs_gpp = pytest.mark.skipif(not shutil.which("g++"), reason="g++ not installed")
 
@@ -57,6 +57,21 @@ def test_other_flags_get_their_own_header(with_pch):
     assert other and other != with_pch.executor.pch.ensure(pch_key(DEFAULT_ARGV)).result()
 
 
+def test_lead_headers_are_the_standard_block_before_bits_stdcpp():
+    assert lead_headers("#include<assert.h>\n#include<bits/stdc++.h>\nint main() {}\n") == ("assert.h",)  # MultiPL-E
+    assert lead_headers("// x\n/* y */\n#include <cstdio>\n  # include <vector> // v\n\n#include <bits/stdc++.h>\n") == \
+        ("cstdio", "vector")
+    assert lead_headers("#include <bits/stdc++.h>\n") == ()  # the plain precompiled header serves it
+    for code in ("#include <assert.h>\n#define X 1\n#include <bits/stdc++.h>\n",  # a directive between
+                 "#include \"mine.h\"\n#include <bits/stdc++.h>\n",  # a quoted include: the program's own
+                 "#include <sys/mman.h>\n#include <bits/stdc++.h>\n",  # not a known standard header
+                 "// a comment ending in a backslash \\\n#include <vector>\n#include <bits/stdc++.h>\n",
+                 "#include <vector> ??/\n#include <bits/stdc++.h>\n",  # a trigraph
+                 "#include <assert.h>\nint x;\n#include <bits/stdc++.h>\n",
+                 "#include <assert.h>\nint main() { std::vector<int> v; }\n"):
+        assert lead_headers(code) == (), code
+
+
 PROGRAMS = {
     "plain": "#include <bits/stdc++.h>\nusing namespace std;\n"
              "int main() { vector<int> v{3, 1, 2}; sort(v.begin(), v.end()); cout << v[0] << v[2] << endl; }\n",
@@ -70,13 +85,42 @@ PROGRAMS = {
     "header_not_first": "#include <cstdio>\n#include <bits/stdc++.h>\nint main() { std::printf(\"%zu\\n\", std::string(\"abc\").size()); }\n",
     "int_long_long": "#include <bits/stdc++.h>\n#define int long long\nusing namespace std;\n"
                      "signed main() { int x = 1LL << 40; cout << x << endl; }\n",
+    # MultiPL-E's opening: its own precompiled block; assert still works, and reports the program's line
+    "assert_first": "#include<assert.h>\n#include<bits/stdc++.h>\n#include<assert.h>\n"
+                    "int main() { std::cout << __LINE__ << std::endl; assert(std::vector<int>{1}.size() == 2); }\n",
 }
+
+
+def ready(sb: LocalSandbox, code: str) -> list[str]:
+    """The options of ``code``'s precompiled header once it is built."""
+    return sb.executor.pch.ensure(pch_key(DEFAULT_ARGV, code)).result(timeout=1800)
+
+
+@pytest.mark.slow
+def test_a_leading_block_of_standard_headers_gets_its_own_precompiled_header(with_pch, tmp_path):
+    code = PROGRAMS["assert_first"]
+    args = ready(with_pch, code)
+    assert args[0] == "-include" and args[1].endswith("/lead.h")
+    assert with_pch.executor.speedups(DEFAULT_ARGV, code) == args
+    (tmp_path / "main.cpp").write_text(code)
+    out = subprocess.run([*DEFAULT_ARGV, *args, "-H"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert f"! {args[1]}.gch" in out.stderr.splitlines()  # "!": a valid precompiled header was used
+
+
+@pytest.mark.slow
+def test_a_missing_include_is_still_a_compile_error_when_a_lead_header_is_precompiled(with_pch):
+    ready(with_pch, PROGRAMS["assert_first"])
+    r = with_pch.run_code({"code": "#include <assert.h>\nint main() { std::vector<int> v; }\n", "language": "cpp"})
+    assert r.status == "Failed" and r.compile_result.return_code == 1
+    assert "main.cpp:2:19: error: \u2018vector\u2019 is not a member of \u2018std\u2019" in r.compile_result.stderr
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_precompiled_header_never_changes_a_program(with_pch, name):
     without = LocalSandbox(prebuilt_artifacts=False, compile_cache_MB=0)
+    ready(with_pch, PROGRAMS[name])
     body = {"code": PROGRAMS[name], "language": "cpp", "compile_timeout": 300}
     a, b = with_pch.run_code(body), without.run_code(body)
     assert a.compile_result.return_code == b.compile_result.return_code == 0, (a, b)
@@ -84,6 +128,8 @@ def test_precompiled_header_never_changes_a_program(with_pch, name):
         (b.status, b.run_result.stdout, b.run_result.return_code)
     if name == "glibcxx_debug":  # the debug-mode check ran: the real header was used
         assert a.run_result.return_code != 0 and "Error" in a.run_result.stderr
+    if name == "assert_first":  # the failed assert names the program's own line
+        assert a.run_result.stdout == "4\n" and "main.cpp:4: int main(): Assertion" in a.run_result.stderr
 
 
 @pytest.mark.slow
