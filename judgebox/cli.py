@@ -144,21 +144,25 @@ def checked_client(urls: list[str], manifest=None):
     """The command's :class:`~judgebox.sandbox.client.client.SandboxClient` (``--sandbox-url``, else the
     environment, else embedded), its sandbox checked first (a few seconds): a command never spends
     hours turning every sample into an infrastructure error against a dead URL, nor scores a dataset
-    whose harness libraries (``manifest.libraries``) the sandbox lacks.
+    whose harness libraries (``manifest.libraries`` and what its ``prelude`` imports outside the
+    standard library) the sandbox lacks.
 
     Raises:
         UsageError: no sandbox answers (the message names each URL and its cause), or it lacks a
             library the dataset's harness provides (naming them and the build command).
     """
-    from judgebox.reward.libraries import MissingLibraries, require_libraries
+    from judgebox.reward.libraries import MissingLibraries, prelude_libraries, require_libraries
+    from judgebox.reward.preludes import PRELUDES
     from judgebox.sandbox import SandboxClient
     from judgebox.sandbox.errors import SandboxUnavailable
 
     client = SandboxClient(urls or None)
     try:
         client.check()
-        if manifest is not None and manifest.libraries:
-            require_libraries(client, manifest.name, manifest.language or "python", manifest.libraries)
+        libraries = [] if manifest is None else [
+            *manifest.libraries, *(prelude_libraries(PRELUDES[manifest.prelude]) if manifest.prelude else ())]
+        if libraries:
+            require_libraries(client, manifest.name, manifest.language or "python", sorted(set(libraries)))
     except SandboxUnavailable as exc:
         client.close()
         raise UsageError(f"--sandbox-url: {exc}") from None

@@ -5,7 +5,8 @@ Rules (each pinned by a test in ``tests/reward``):
 - every test counts (none dropped or sampled, BUG-021); a test that did not run did not pass;
 - no tests, undecodable or inconsistent data -> ``test_data_error`` (reward ``None``, BUG-005/016);
 - the sandbox could not answer (after the client's retries) -> ``infra_error`` (reward ``None``,
-  BUG-007), never a wrong answer;
+  BUG-007), never a wrong answer; so is a sandbox that lacks a library the spec's ``prelude``
+  (the official harness's imports) needs (:mod:`judgebox.reward.libraries`, the solution not run);
 - exit status 0 alone never passes a harness test: the run must also print the per-run nonce
   marker after its test (BUG-027); call results are compared on the host as JSON values (a lying
   ``__eq__`` cannot pass, tuple -> list, BUG-017/010); a raising function is a runtime error
@@ -20,6 +21,7 @@ Rules (each pinned by a test in ``tests/reward``):
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import functools
 import logging
@@ -39,6 +41,7 @@ from .checkers.checker import JURY_CHECKED, checker_outcomes, checker_request, p
 from .checkers.float import EPS, values_close
 from .harness import build_plan, sandbox_language
 from .harness.protocol import marker, out_of_time, test_lines, without_protocol
+from .libraries import missing_message, spec_missing_libraries
 from .spec import TestDataError, TestSpec
 from .verdict import Judgement, TestResult, Verdict
 
@@ -91,13 +94,24 @@ def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
         an unreachable sandbox (``infra_error``).
     """
     client = client or default_client()
+    missing = spec_missing_libraries(client, sandbox_language(spec), spec.prelude)
+    if missing:
+        return _missing_judgement(spec, missing)
     return _Judging(spec, code, stop_on_first_failure).run(client.run_tests)
+
+
+def _missing_judgement(spec: TestSpec, missing: list[str]) -> Judgement:
+    return Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests,
+                     message=missing_message("the", sandbox_language(spec), missing))
 
 
 async def ajudge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
                  stop_on_first_failure: bool = False) -> Judgement:
     """Async :func:`judge` (same arguments and result); the sandbox call is awaited."""
     client = client or default_client()
+    missing = await asyncio.to_thread(spec_missing_libraries, client, sandbox_language(spec), spec.prelude)
+    if missing:
+        return _missing_judgement(spec, missing)
     return await _Judging(spec, code, stop_on_first_failure).arun(client.arun_tests)
 
 

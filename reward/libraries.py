@@ -5,11 +5,20 @@ official harness provides. A sandbox whose runtime lacks one would score every c
 imports it 0 (``ModuleNotFoundError`` is the program's own error): :func:`require_libraries` refuses
 to start instead, naming what is missing and the build command. A ``ModuleNotFoundError`` for a
 module the dataset does not declare stays the program's own error.
+
+Per row, where nothing can refuse up front (verl's ``compute_score``, TRL's ``code_reward``, the
+judge), a spec whose ``prelude`` (the harness's import block) imports a module outside Python's
+standard library that the sandbox lacks is judged ``infra_error`` without running the solution
+(:func:`spec_missing_libraries`; one probe per client and set of names): the reward is masked, not 0.
 """
 
 from __future__ import annotations
 
+import ast
 import json
+import sys
+import threading
+import weakref
 from typing import Sequence
 
 from judgebox.sandbox.client import SandboxClient
@@ -54,7 +63,51 @@ def require_libraries(client: SandboxClient, dataset: str, language: str, names:
     """
     missing = missing_libraries(client, language, names)
     if missing:
-        raise MissingLibraries(
-            f"{dataset}: the sandbox's {language} programs cannot import {', '.join(missing)}, which the "
+        raise MissingLibraries(missing_message(f"{dataset}: the", language, missing))
+
+
+def missing_message(subject: str, language: str, missing: Sequence[str]) -> str:
+    """The text of :class:`MissingLibraries` (``subject``: e.g. ``"humaneval: the"``)."""
+    return (f"{subject} sandbox's {language} programs cannot import {', '.join(missing)}, which the "
             f"dataset's official harness provides; every correct solution using them would score 0. Build "
             f"the program runtime (`{BUILD_COMMAND.format(name='default')}`) or use a sandbox that has them")
+
+
+def prelude_libraries(prelude: str) -> list[str]:
+    """The top-level modules outside Python's standard library (``sys.stdlib_module_names``) that the
+    Python source ``prelude`` imports, sorted; ``[]`` when it does not parse."""
+    try:
+        tree = ast.parse(prelude)
+    except (SyntaxError, ValueError):
+        return []
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return sorted(names - set(sys.stdlib_module_names) - {"__future__"})
+
+
+_probed: "weakref.WeakKeyDictionary[SandboxClient, dict[tuple[str, ...], list[str]]]" = weakref.WeakKeyDictionary()
+_probed_lock = threading.Lock()
+
+
+def spec_missing_libraries(client: SandboxClient, language: str, prelude: str) -> list[str]:
+    """The libraries a spec's ``prelude`` imports that ``client``'s sandbox lacks (``[]`` when it has
+    them, for a spec without prelude, and when the probe could not run: the judge's own run then
+    reports the sandbox's failure). Probed once per client and set of names (a ~50 ms run).
+    """
+    names = tuple(prelude_libraries(prelude)) if prelude else ()
+    if not names:
+        return []
+    with _probed_lock:
+        known = _probed.setdefault(client, {}).get(names)
+    if known is None:
+        try:
+            known = missing_libraries(client, language, names)
+        except Exception:  # noqa: BLE001 - the probe's failure is the sandbox's: the judge's run tells it
+            return []
+        with _probed_lock:
+            _probed.setdefault(client, {})[names] = known
+    return list(known)

@@ -5,6 +5,7 @@ error naming the build command, never a silent zero."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 import subprocess
@@ -178,3 +179,30 @@ def test_every_profile_pins_each_package_once(name):
     names = [p.split("==")[0].lower() for p in profile.python] + [p.rsplit("@", 1)[0] for p in profile.node]
     assert len(names) == len(set(names))
     assert name == "default" or profile.exclusions
+
+
+def test_a_row_whose_harness_prelude_needs_a_missing_library_is_masked_not_zero(sandbox):
+    """Per row (verl's compute_score, TRL's code_reward, the judge): a spec whose prelude (the
+    official harness's import block) imports a module the sandbox lacks is ``infra_error`` with the
+    build command, the solution not run; a prelude the runtime satisfies (APPS's numpy) judges as usual."""
+    from judgebox.integrations.verl import compute_score
+    from judgebox.reward import CallCase, TestSpec, Verdict, ajudge, judge
+    from judgebox.reward.libraries import prelude_libraries
+    from judgebox.reward.preludes import PRELUDES
+    from judgebox.sandbox import SandboxClient
+
+    assert {k: prelude_libraries(v) for k, v in PRELUDES.items()} == \
+        {"apps": ["numpy"], "livecodebench": [], "leetcode": ["sortedcontainers"], "taco": ["numpy"]}
+    client = SandboxClient("", local=sandbox)
+    spec = TestSpec(kind="call", fn_name="f", calls=[CallCase(args=[1], expected=2)],
+                    prelude="import os\nfrom judgebox_no_such_module.sub import x\n")
+    right = "def f(a):\n    return a + 1\n"
+    j = judge(spec, right, client=client)
+    assert (j.verdict, j.n_passed, j.n_total) == (Verdict.infra_error, 0, 1)
+    assert j.message.startswith("the sandbox's python programs cannot import judgebox_no_such_module, which the "
+                                "dataset's official harness provides") and "judgebox runtime build" in j.message
+    assert asyncio.run(ajudge(spec, right, client=client)).verdict == Verdict.infra_error
+    score = compute_score("apps", f"```python\n{right}```", spec.model_dump(), infra_score=None)
+    assert (score["score"], score["infra_error"]) == (None, True)
+    apps = spec.model_copy(update={"prelude": PRELUDES["apps"]})
+    assert judge(apps, "def f(a):\n    return int(np.int64(a) + 1)\n", client=client).verdict == Verdict.accepted
