@@ -12,6 +12,10 @@ Sources (the lists of modules, written out here; read in each project's harness)
   both call-based and standard-input programs; TACO's harness is APPS's. Needs ``numpy``.
 - ``livecodebench``: LiveCodeBench ``lcb_runner/evaluation/testing_util.py`` ``import_string``,
   prefixed to stdin and functional programs.
+- ``verl``: verl's ``prime_code`` scorer (``verl/utils/reward_score/prime_code/testing_util.py``,
+  verl 0.9.1), put before every Python solution of ``in_outs`` data, call-based and stdio alike:
+  LiveCodeBench's module list with a recursion limit of 6·10⁵. :meth:`judgebox.reward.spec.TestSpec.from_in_outs`
+  gives it to Python ``in_outs`` without a ``prelude`` key (verl's verdict); ``"prelude": "none"`` opts out.
 - ``leetcode``: LeetCode's Python 3 environment, which pre-imports ``typing`` and the common
   standard-library modules and provides ``sortedcontainers``, ``ListNode`` and ``TreeNode``
   (the block follows LeetCodeDataset's prompt imports plus those names). Needs ``sortedcontainers``.
@@ -66,6 +70,8 @@ PRELUDES: dict[str, str] = {
     "apps": "\n".join(_line(i) for i in _APPS_IMPORTS) + "\n",
     "livecodebench": "\n".join([*(f"from {m} import *" for m in _LCB_STAR), *(f"import {m}" for m in _LCB_PLAIN),
                                 "sys.setrecursionlimit(50000)"]) + "\n",
+    "verl": "\n".join([*(f"from {m} import *" for m in _LCB_STAR), *(f"import {m}" for m in _LCB_PLAIN),
+                        "sys.setrecursionlimit(6 * 10**5)"]) + "\n",
     "leetcode": "\n".join([*(f"import {m}" for m in _LEETCODE_PLAIN), *(f"from {m} import *" for m in _LEETCODE_STAR)])
                 + "\n" + _LEETCODE_TYPES,
 }
@@ -106,4 +112,7 @@ def with_prelude(prelude: str, source: str) -> str:
     return head + ("" if head.endswith("\n") else "\n") + prelude + "".join(lines[end:])
 
 
-__all__ = ["PRELUDES", "get_prelude", "with_prelude"]
+#: The ``prelude`` value of ``in_outs`` data that asks for no prelude at all.
+NO_PRELUDE = "none"
+
+__all__ = ["NO_PRELUDE", "PRELUDES", "get_prelude", "with_prelude"]

@@ -31,7 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from judgebox.sandbox.models import CppStd, validate_relative_path
 
-from .preludes import get_prelude
+from .preludes import NO_PRELUDE, PRELUDES, get_prelude
+
+#: Spellings of Python in a spec's ``language``.
+_PYTHON_NAMES = ("python", "py", "python3")
 
 CheckerMode = Literal["exact", "lines", "tokens", "float", "lcb", "checker"]
 
@@ -144,7 +147,7 @@ class TestSpec(BaseModel):
             _parse(self.setup_code, "setup_code")
         if self.checker_program:
             _parse(self.checker_program, "checker_program")
-        if self.prelude and self.language not in ("python", "py", "python3"):
+        if self.prelude and self.language not in _PYTHON_NAMES:
             raise TestDataError(f"prelude: a Python prelude cannot run before {self.language!r} code")
         if (self.input_file or self.output_file) and self.kind != "stdio":
             raise TestDataError(f"input_file/output_file: file I/O applies to stdio tests, not {self.kind}")
@@ -168,7 +171,9 @@ class TestSpec(BaseModel):
         is a non-empty list also accepts its first element, the rule of APPS's ``run_test``
         (``output == expected or output == expected[0]``). Non-empty ``assert_case`` entries make
         assert tests. A ``language`` key sets the spec's language, ``prelude`` names a :data:`judgebox.reward.preludes.PRELUDES`
-        entry, ``input_file``/``output_file`` declare file I/O. ``fields`` override spec fields (``language``,
+        entry (``"none"``: no prelude); Python data without a ``prelude`` key gets the ``verl`` prelude,
+        the import block verl's ``prime_code`` scorer puts before every solution of this format, so
+        the verdict is verl's (other languages get none); ``input_file``/``output_file`` declare file I/O. ``fields`` override spec fields (``language``,
         ``checker``, ``run_timeout``, ...).
 
         Raises:
@@ -185,11 +190,15 @@ class TestSpec(BaseModel):
         inputs, outputs = in_outs["inputs"], in_outs["outputs"]
         if isinstance(in_outs.get("language"), str) and in_outs["language"]:
             fields = {"language": in_outs["language"], **fields}
-        if in_outs.get("prelude"):
+        if in_outs.get("prelude") == NO_PRELUDE:
+            fields = {"prelude": "", **fields}
+        elif in_outs.get("prelude"):
             try:
                 fields = {"prelude": get_prelude(str(in_outs["prelude"])), **fields}
             except ValueError as exc:
                 raise TestDataError(f"input_output.{exc}") from None
+        elif str(fields.get("language", "python")).lower() in _PYTHON_NAMES:
+            fields = {"prelude": PRELUDES["verl"], **fields}  # verl prime_code's import block
         for key in ("input_file", "output_file"):
             if in_outs.get(key):
                 fields = {key: in_outs[key], **fields}

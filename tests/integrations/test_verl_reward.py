@@ -88,3 +88,33 @@ def test_verl_parquet_from_data_convert_is_read_by_rlhf_dataset(tmp_path) -> Non
     score = compute_score(row["data_source"], fenced(row["extra_info"]["reference"]),
                           row["reward_model"]["ground_truth"], row["extra_info"])
     assert score["score"] == 1.0 and score["n_total"] == 3
+
+
+#: APPS-format rows (``in_outs``, no ``prelude`` key) with answers that need verl's import block, a
+#: wrong answer, a ``__main__`` block and a call-based failure.
+APPS_FORMAT = [
+    ({"fn_name": "f", "inputs": [[[1, 1, 2]]], "outputs": [2]},
+     "class Solution:\n    def f(self, a: List[int]) -> int:\n        return len(Counter(a))\n"),
+    ({"fn_name": "f", "inputs": [[[1, 1, 2]]], "outputs": [2]},
+     "class Solution:\n    def f(self, a: List[int]) -> int:\n        return len(a)\n"),
+    ({"inputs": ["16\n", "10\n"], "outputs": ["4\n", "3\n"]}, "print(isqrt(int(input())))\n"),
+    ({"inputs": ["16\n"], "outputs": ["5\n"]}, "print(isqrt(int(input())))\n"),
+    ({"inputs": ["2 3\n"], "outputs": ["6\n"]},
+     "def main():\n    a, b = map(int, input().split())\n    print(prod([a, b]))\n\nif __name__ == '__main__':\n    main()\n"),
+]
+
+
+@pytest.mark.parametrize("in_outs,code", APPS_FORMAT, ids=["call-ok", "call-wrong", "stdio-ok", "stdio-wrong", "main"])
+def test_apps_format_verdicts_agree_with_verls_prime_code(in_outs, code) -> None:
+    """verl drop-in parity: judgebox's compute_score gives verl 0.9.1 ``prime_code``'s verdict on
+    APPS-format data, whose harness import block both put before every Python solution."""
+    import json
+
+    from verl.utils.reward_score import prime_code
+
+    from judgebox.integrations.verl import compute_score
+
+    completion = f"```python\n{code}```"
+    theirs, _ = prime_code.compute_score(completion, json.dumps(in_outs))
+    ours = compute_score("apps", completion, json.dumps(in_outs))
+    assert (ours["acc"], ours["infra_error"]) == (bool(theirs), False)

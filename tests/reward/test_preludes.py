@@ -1,7 +1,8 @@
 """BUG-047: the official harnesses' preludes. Call-based rows of the LeetCode-derived sets (APPS, TACO,
 LiveCodeBench, LeetCode) are judged with their harness's prelude (``List``, ``SortedList``, ...), set
-visibly in the spec by the loaders or named by verl ``in_outs``; no prelude is guessed at run time, and
-``from __future__`` imports stay first (real runs in the embedded sandbox)."""
+visibly in the spec by the loaders or named by verl ``in_outs`` (Python rows without one get verl
+``prime_code``'s block); nothing is decided at run time from the solution, and ``from __future__``
+imports stay first (real runs in the embedded sandbox)."""
 
 import json
 
@@ -68,3 +69,30 @@ def test_bug_047_future_imports_stay_first():
     code = '"""doc"""\nfrom __future__ import annotations\n' + LIST_SOLUTION
     assert with_prelude("import os\n", code).index("import os") > code.index("__future__")
     assert judge(call_spec(prelude=PRELUDES["apps"]), code).verdict == Verdict.accepted
+
+
+#: LeetCode-style answers that use names only a harness's import block gives: verl's prime_code
+#: accepts them (its prelude), so judgebox's verl entry points must too.
+VERL_ROWS = [
+    ({"fn_name": "f", "inputs": [[[1, 1, 2]]], "outputs": [2]},
+     "class Solution:\n    def f(self, a: List[int]) -> int:\n        return len(Counter(a))\n"),
+    ({"inputs": ["16\n"], "outputs": ["4\n"]}, "print(isqrt(int(input())))\n"),  # stdio: from math import *
+]
+
+
+@pytest.mark.parametrize("in_outs,code", VERL_ROWS, ids=["call", "stdio"])
+def test_python_in_outs_without_a_prelude_key_get_verl_prime_codes_prelude(in_outs, code):
+    """verl ``in_outs`` data without a ``prelude`` key: Python gets the import block verl's
+    ``prime_code`` scorer puts before every solution (call-based and stdio alike), so
+    ``check_correctness``/``compute_score`` give its verdict (was -2, ``NameError``);
+    ``"prelude": "none"`` opts out; another language never gets one."""
+    from judgebox.integrations.verl import check_correctness, compute_score
+
+    assert TestSpec.from_in_outs(in_outs).prelude == PRELUDES["verl"]
+    assert "sys.setrecursionlimit(6 * 10**5)" in PRELUDES["verl"]
+    assert check_correctness(None, in_outs, code)[0] == [True]
+    assert compute_score("apps", f"```python\n{code}```", json.dumps(in_outs))["score"] == 1.0
+    bare = {**in_outs, "prelude": "none"}
+    assert TestSpec.from_in_outs(bare).prelude == ""
+    assert judge(TestSpec.from_in_outs(bare), code).verdict == Verdict.runtime_error
+    assert TestSpec.from_in_outs({**in_outs, "language": "cpp"}).prelude == ""
