@@ -6,6 +6,8 @@
 #               or the debootstrap image scripts/docker-setup.sh imports for offline builds).
 #   WHEELHOUSE  a folder in the build context; if it holds a judgebox wheel, judgebox and its
 #               dependencies install from it with no index (offline); otherwise from PyPI.
+#   RUNTIME_WHEELS  a folder in the build context with the wheels and an npm cache of the program
+#               runtime's packages (offline); empty: they install from PyPI and npm.
 ARG BASE_IMAGE=python:3.11-slim-bookworm
 FROM ${BASE_IMAGE}
 
@@ -13,7 +15,8 @@ ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
 # One layer with every toolchain (Debian packages; the apt lists are dropped to keep it small).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless libjavatuples-java nodejs golang-go rustc \
+      bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless nodejs npm golang-go rustc \
+      golang-github-stretchr-testify-dev junit4 libhamcrest-java libjavatuples-java \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 
 # Programs run as this unprivileged user; the server (root in the container, no extra capabilities)
@@ -21,6 +24,22 @@ RUN apt-get update \
 RUN groupadd --system --gid 10001 sandbox \
  && useradd --system --uid 10001 --gid sandbox --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin sandbox
+
+# The program runtime (the `default` profile of sandbox/runtime/profiles.py, docs/guides/runtimes.md):
+# the Python and Node.js packages programs import, outside the server's venv. Built from its own
+# package (standard library only) before judgebox's sources are copied, so this layer is rebuilt only
+# when the profile changes.
+ARG RUNTIME_WHEELS=docker/runtime-wheels
+COPY ${RUNTIME_WHEELS}/ /tmp/runtime-wheels/
+COPY sandbox/runtime/ /tmp/runtime/judgebox_runtime/
+RUN if ls /tmp/runtime-wheels/*.whl >/dev/null 2>&1; then \
+      export PIP_NO_INDEX=1 PIP_FIND_LINKS=/tmp/runtime-wheels; fi \
+ && if [ -d /tmp/runtime-wheels/npm-cache ]; then \
+      export npm_config_cache=/tmp/runtime-wheels/npm-cache npm_config_offline=true; fi \
+ && cd /tmp/runtime \
+ && python3 -c "from judgebox_runtime.build import build_runtime; from judgebox_runtime.profiles import PROFILES; \
+build_runtime(PROFILES['default'])" \
+ && cd / && rm -rf /tmp/runtime /tmp/runtime-wheels /root/.npm /root/.cache
 
 ARG WHEELHOUSE=docker/wheelhouse
 COPY ${WHEELHOUSE}/ /tmp/wheels/
@@ -43,8 +62,8 @@ RUN python3 -m venv /opt/judgebox \
  && rm -rf /tmp/wheels /tmp/src \
  && /opt/judgebox/bin/python -c "import numpy, pytest, judgebox.sandbox.server"
 
+# Programs' Python is the runtime's (found by `judgebox serve`); the server's venv is not theirs.
 ENV PATH=/opt/judgebox/bin:$PATH \
-    JUDGEBOX_PYTHON=/opt/judgebox/bin/python \
     JUDGEBOX_WORKDIR_ROOT=/tmp/judgebox \
     JUDGEBOX_ISOLATION=minimal \
     OPENBLAS_NUM_THREADS=1

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # CI's offline path to the executor images: start the Docker engine if it is not running, build a
 # Debian base image with debootstrap + `docker import` (no registry needed), build a wheelhouse of
-# judgebox and its dependencies with pip on the host (containers here cannot reach PyPI over TLS),
-# then build the compose images from them. Idempotent: the base image and the dependency wheels are
-# cached (image by name, wheels under .ci/cache keyed by pyproject.toml), so a second run only
-# rebuilds the judgebox wheel and the image layers that changed.
+# judgebox and its dependencies with pip on the host (containers here cannot reach PyPI over TLS)
+# and one of the program runtime's `default` profile (wheels + an npm cache), then build the compose
+# images from them. Idempotent: the base image and the wheels are cached (image by name, wheels under
+# .ci/cache keyed by pyproject.toml and the runtime profiles), so a second run only rebuilds the
+# judgebox wheel and the image layers that changed.
 #
 # Environment (all optional):
 #   JUDGEBOX_BASE_IMAGE   name of the imported base image       (default judgebox-base:bookworm)
@@ -58,6 +59,22 @@ build_wheelhouse() {
   log "wheelhouse ready: $(ls "$WHEELHOUSE"/*.whl | wc -l) wheels"
 }
 
+build_runtime_wheels() {
+  # the executor image builds the `default` runtime profile from these, offline
+  local dir=$CACHE/runtime-wheels stamp
+  stamp=$(sha256sum sandbox/runtime/profiles.py | cut -c1-16)
+  if [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$stamp" ]; then log "runtime wheels cached"; return; fi
+  rm -rf "$dir" && mkdir -p "$dir"
+  log "downloading the default runtime's wheels and npm packages into $dir"
+  (cd sandbox && python3 -c 'from runtime.profiles import PROFILES; p = PROFILES["default"]
+print("\n".join(p.python)); print("\n".join("npm:" + n for n in p.node))') >"$dir/packages.txt"
+  grep -v '^npm:' "$dir/packages.txt" >"$dir/requirements.txt"
+  python3 -m pip wheel -q -w "$dir" -r "$dir/requirements.txt"
+  # shellcheck disable=SC2046
+  npm cache add --cache "$dir/npm-cache" $(sed -n 's/^npm://p' "$dir/packages.txt") >/dev/null
+  echo "$stamp" >"$dir/.stamp"
+}
+
 compose() {
   if docker compose version >/dev/null 2>&1; then docker compose "$@"; else docker-compose "$@"; fi
 }
@@ -67,9 +84,11 @@ main() {
   start_engine || exit $?
   build_base_image
   build_wheelhouse
+  build_runtime_wheels
   log "building compose images"
   local t0=$SECONDS
-  BASE_IMAGE=$BASE_IMAGE WHEELHOUSE=${WHEELHOUSE#"$ROOT"/} compose build --force-rm >"$CACHE/compose-build.log" 2>&1 \
+  BASE_IMAGE=$BASE_IMAGE WHEELHOUSE=${WHEELHOUSE#"$ROOT"/} RUNTIME_WHEELS=${CACHE#"$ROOT"/}/runtime-wheels \
+    compose build --force-rm >"$CACHE/compose-build.log" 2>&1 \
     || { tail -n 40 "$CACHE/compose-build.log" >&2; exit 1; }
   log "compose build took $((SECONDS - t0)) s"
 }

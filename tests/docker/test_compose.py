@@ -69,7 +69,7 @@ def test_executors_have_memory_and_pid_limits_and_only_an_internal_network(stack
         assert '"Internal": true' in net.stdout
 
 
-def test_image_has_every_language_toolchain_and_numpy(stack, client):
+def test_image_has_every_language_toolchain_and_the_default_runtime(stack, client):
     languages = httpx.get(f"{stack.url}/languages", timeout=60).json()
     missing = sorted(name for name, version in languages.items() if not version)
     assert not missing, f"toolchains missing in the executor image: {missing}"
@@ -78,6 +78,13 @@ def test_image_has_every_language_toolchain_and_numpy(stack, client):
         "code": "import numpy as np\nprint(int(np.arange(4).sum()))", "language": "python",
         "memory_limit_MB": 512})
     assert numpy["status"] == "Success" and numpy["run_result"]["stdout"] == "6\n"
+    health = httpx.get(f"{stack.url}/health", timeout=60).json()
+    assert (health["runtime"]["name"], health["runtime"]["missing"]) == ("default", {})  # the image's runtime
+    pandas = run(client, **{"code": "import pandas, sklearn\nprint(pandas.Series([1, 2]).sum())", "language": "python",
+                            "memory_limit_MB": 1024})
+    assert pandas["status"] == "Success" and pandas["run_result"]["stdout"] == "3\n", pandas
+    lodash = run(client, **{"code": "console.log(require('lodash').sum([1, 2, 3]))", "language": "nodejs"})
+    assert lodash["status"] == "Success" and lodash["run_result"]["stdout"] == "6\n", lodash
     java = run(client, **{"code": "import org.javatuples.Pair;\npublic class Main { public static void main(String[] a)"
                                    " { System.out.println(Pair.with(1, 2)); } }", "language": "java"})
     assert java["status"] == "Success" and java["run_result"]["stdout"] == "[1, 2]\n", java
