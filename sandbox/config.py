@@ -68,7 +68,8 @@ class SandboxSettings(BaseSettings):
     )
     max_queue: int = Field(1024, ge=0, description="requests waiting for a slot before 504")
     queue_timeout: float = Field(60.0, gt=0, description="seconds a request may wait for a slot")
-    output_limit_bytes: int = Field(1 << 20, ge=1024, description="cap per stream (stdout, stderr)")
+    output_limit_bytes: int = Field(1 << 20, ge=1024, description="bytes per stream (stdout, stderr), cut at a "
+                                    "character boundary and flagged *_truncated")
     response_limit_bytes: int = Field(
         64 << 20, ge=1 << 20, description="bytes of program output one response carries, every case or cell "
         "together (a stream past what is left is cut, and flagged, as at output_limit_bytes)")

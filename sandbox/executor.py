@@ -45,6 +45,7 @@ from .speedups.compile_cache import CompileCache, compile_key, toolchain_id
 from .speedups.forkserver import ForkServer, ForkServerUnavailable, is_script_command
 from .speedups.jvm import javac_archives, javac_key
 from .speedups.pch import pch_key, precompiled_headers
+from .textcap import decode_capped
 
 
 class Executor:
@@ -536,7 +537,8 @@ def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[Com
 
 
 def to_command_result(res: ProcessResult) -> CommandRunResult:
-    """Convert a :class:`~judgebox.sandbox.process.ProcessResult` to the wire model (UTF-8 with replacement).
+    """Convert a :class:`~judgebox.sandbox.process.ProcessResult` to the wire model (UTF-8 with replacement;
+    a stream cut at ``output_limit_bytes`` bytes ends at a character boundary, flagged ``*_truncated``).
 
     A command that could not be started is ``status=Error`` (the request becomes ``SandboxError``),
     except a program file in the working folder that could not be executed (the run made it so):
@@ -549,8 +551,8 @@ def to_command_result(res: ProcessResult) -> CommandRunResult:
         execution_time=round(res.wall_time, 6),
         cpu_time=round(res.cpu_time, 6),
         return_code=res.return_code,
-        stdout=res.stdout.decode("utf-8", "replace"),
-        stderr=res.stderr.decode("utf-8", "replace"),
+        stdout=decode_capped(res.stdout, res.stdout_truncated),
+        stderr=decode_capped(res.stderr, res.stderr_truncated),
         stdout_truncated=res.stdout_truncated,
         stderr_truncated=res.stderr_truncated,
         memory_exceeded=res.memory_exceeded,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from typing import Any
 
 
@@ -20,6 +21,13 @@ def cap_text(text: str, limit_bytes: int) -> tuple[str, bool]:
     if len(data) <= limit_bytes:
         return text, False
     return data[:limit_bytes].decode("utf-8", "ignore"), True
+
+
+def decode_capped(data: bytes, truncated: bool) -> str:
+    """``data`` (a stream's first bytes, or all of them) as text: invalid UTF-8 becomes U+FFFD, but
+    when ``truncated`` a character the cap split at the end is dropped, so the text is the longest
+    clean prefix of what the program wrote."""
+    return codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=not truncated)
 
 
 def text_bytes(text: str) -> int:

@@ -63,7 +63,8 @@ class CodeInterpreterConfig(BaseModel):
             sandbox default).
         idle_timeout: seconds after which the sandbox closes a session nobody released (set it to
             about twice the longest trajectory).
-        output_budget: the most characters (or tokens) of one observation.
+        output_budget: the most characters (or tokens) of one observation (what the sandbox cut at its
+            ``output_limit_bytes``, in bytes, is marked in the section's header).
         tokenizer: a Hugging Face tokenizer name/path (or object) to count ``output_budget`` in tokens.
         stderr_tail: characters of stderr shown (its end).
         traceback_frames: frames of a traceback shown (the last ones).
@@ -80,7 +81,8 @@ class CodeInterpreterConfig(BaseModel):
     max_timeout: float = Field(30.0, gt=0)
     memory_limit_MB: Optional[int] = Field(1024, ge=16)
     idle_timeout: float = Field(600.0, gt=0)
-    output_budget: int = Field(4000, ge=64)
+    output_budget: int = Field(4000, ge=64, description="characters (tokens with a tokenizer) of one observation; "
+                               "the sandbox's own cap, output_limit_bytes, is in bytes")
     tokenizer: Any = None
     stderr_tail: int = Field(2000, ge=0)
     traceback_frames: int = Field(3, ge=1)
@@ -341,4 +343,6 @@ def _from_cell(cell: CellRunResult, elapsed: float, timeout: float) -> SessionRu
     timed_out = bool(error and error.get("ename") == "TimeLimitExceeded")
     return SessionRunResult(status=RunStatus.Failed if error else RunStatus.Success, stdout=cell.stdout,
                             stderr=cell.stderr, display=cell.display, error=error, execution_time=elapsed or 0.0,
-                            timed_out=timed_out, state="kept")
+                            timed_out=timed_out, state="kept", stdout_truncated=cell.stdout_truncated,
+                            stderr_truncated=cell.stderr_truncated, display_truncated=cell.display_truncated,
+                            error_truncated=cell.error_truncated)

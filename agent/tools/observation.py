@@ -4,7 +4,7 @@ Format (sections in this order; a section appears only when it has text)::
 
     <status line>                      always, exactly one, first (see the STATUS_* constants)
     <note lines>                       "[state reset] ..." / "[state lost] ..." when they apply
-    [stdout]
+    [stdout]                           or "[stdout: the sandbox kept the first 1024 bytes]"
     <everything the cell printed, in order>
     [stderr]                           or "[stderr: last 2000 of 5321 characters]"
     <the tail of stderr>
@@ -13,9 +13,12 @@ Format (sections in this order; a section appears only when it has text)::
     [value]
     <text/plain of the final expression; "[display: image/png]" for data without text>
 
-The whole text is then cut to the budget (characters, or tokens given a tokenizer): the head and
-the tail are kept, joined by ``[... 1234 characters cut ...]`` (or ``tokens``), so the status line
-and the end of the output (traceback, value) survive. An infrastructure failure is not an
+A section the sandbox cut at its ``output_limit_bytes`` (its ``*_truncated`` flag) says so in its
+header: ``; the sandbox kept the first 1024 bytes`` (stdout, stderr) or ``; cut by the sandbox``
+(value, traceback). The whole text is then cut to the budget (characters, or tokens given a
+tokenizer; never inside a character): the head and the tail are kept, joined by
+``[... 1234 characters cut ...]`` (or ``tokens``), so the status line and the end of the output
+(traceback, value) survive. An infrastructure failure is not an
 observation of this module: the tool raises :class:`~judgebox.sandbox.errors.SandboxInfraError` and the
 caller (:class:`judgebox.agent.tools.TrajectoryTools`) answers ``error: sandbox unavailable
 (infrastructure, not your code): <reason>`` with status ``infra_error``.
@@ -27,11 +30,12 @@ import re
 from typing import Any, Optional
 
 from judgebox.sandbox.models import RunCodeResponse, SessionRunResult
+from judgebox.sandbox.textcap import text_bytes
 
 __all__ = ["STATUS_OK", "STATUS_OK_EMPTY", "STATUS_ERROR", "STATUS_TIMEOUT_KEPT", "STATUS_TIMEOUT_LOST",
            "STATUS_MEMORY_LOST", "STATUS_MEMORY_KEPT", "STATUS_KILLED", "NOTE_RESET", "NOTE_LOST",
            "STATUS_EXIT", "STATUS_COMPILE", "STATUS_PROGRAM_OK_EMPTY", "STATUS_PROGRAM_TIMEOUT", "STATUS_PROGRAM_MEMORY",
-           "cut_marker", "fit_budget", "format_cell", "format_program"]
+           "SANDBOX_KEPT", "SANDBOX_CUT", "cut_marker", "fit_budget", "format_cell", "format_program"]
 
 # ---- the exact strings (tests assert them; change them only together with the README) -----------
 STATUS_OK = "[ok]"
@@ -53,6 +57,9 @@ STATUS_COMPILE = "[error] compilation failed"
 STATUS_PROGRAM_TIMEOUT = "[timeout] the program did not finish within {timeout:g} s and was killed"
 STATUS_PROGRAM_MEMORY = "[memory limit] the program exceeded the memory limit and was killed"
 STATUS_PROGRAM_OK_EMPTY = "[ok] the program ran and printed nothing"
+# a section's header when the sandbox's output_limit_bytes cut it (its *_truncated flag)
+SANDBOX_KEPT = "the sandbox kept the first {size} bytes"
+SANDBOX_CUT = "cut by the sandbox"
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -87,7 +94,14 @@ def fit_budget(text: str, budget: int, tokenizer: Any = None) -> str:
             return len(tokenizer.encode(piece, add_special_tokens=False)) if isinstance(piece, str) else len(piece)
 
         def join(parts: list) -> str:
-            return tokenizer.decode(parts[0]) + parts[1] + tokenizer.decode(parts[2])
+            head, tail = tokenizer.decode(parts[0]), tokenizer.decode(parts[2])
+            # a token cut may split a character (byte-level tokens): drop its decoded pieces
+            # (U+FFFD not in the text) rather than show them
+            while head.endswith("\ufffd") and not text.startswith(head):
+                head = head[:-1]
+            while tail.startswith("\ufffd") and not text.endswith(tail):
+                tail = tail[1:]
+            return head + parts[1] + tail
     total = len(units)
     if total <= budget:
         return text
@@ -98,14 +112,26 @@ def fit_budget(text: str, budget: int, tokenizer: Any = None) -> str:
     return join([units[:head], cut_marker(total - head - tail, unit), units[total - tail:] if tail else units[:0]])
 
 
-def _tail(text: str, keep: int, name: str) -> str:
-    """``[name]`` + text, or ``[name: last K of N characters]`` + its last ``keep`` characters."""
+def _header(name: str, *notes: str) -> str:
+    """``[name]``, or ``[name: note; note]`` for the notes that are not empty."""
+    notes = tuple(n for n in notes if n)
+    return f"[{name}: {'; '.join(notes)}]" if notes else f"[{name}]"
+
+
+def _kept(text: str, truncated: bool) -> str:
+    """The sandbox-cut note of a stream (its size in bytes), or ``""`` when it was not cut."""
+    return SANDBOX_KEPT.format(size=text_bytes(text)) if truncated else ""
+
+
+def _tail(text: str, keep: int, name: str, cut: str = "") -> str:
+    """``[name]`` + text, or ``[name: last K of N characters]`` + its last ``keep`` characters
+    (``cut``: the sandbox's note, added to the header)."""
     if len(text) <= keep:
-        return f"[{name}]\n{text}"
-    return f"[{name}: last {keep} of {len(text)} characters]\n{text[len(text) - keep:]}"
+        return f"{_header(name, cut)}\n{text}"
+    return f"{_header(name, f'last {keep} of {len(text)} characters', cut)}\n{text[len(text) - keep:]}"
 
 
-def _traceback(error: dict[str, Any], frames: int) -> str:
+def _traceback(error: dict[str, Any], frames: int, cut: str = "") -> str:
     """The last ``frames`` frames and the final ``Type: message`` line, ANSI colours removed."""
     entries = [_ANSI.sub("", e).rstrip("\n") for e in error.get("traceback") or []]
     last = f"{error.get('ename', '')}: {error.get('evalue', '')}".rstrip(": ")
@@ -114,17 +140,17 @@ def _traceback(error: dict[str, Any], frames: int) -> str:
     # IPython: [rule, "Type  Traceback (most recent call last)", frame..., "Type: message"]
     body = entries[2:-1] if len(entries) >= 3 and "Traceback" in entries[1] else entries[:-1]
     if len(body) <= frames:
-        return "[traceback]\n" + "\n".join(body + entries[-1:])
-    return (f"[traceback: last {frames} of {len(body)} frames]\n"
+        return _header("traceback", cut) + "\n" + "\n".join(body + entries[-1:])
+    return (_header("traceback", f"last {frames} of {len(body)} frames", cut) + "\n"
             + "\n".join(body[len(body) - frames:] + entries[-1:]))
 
 
-def _value(display: list[dict[str, Any]]) -> str:
+def _value(display: list[dict[str, Any]], cut: str = "") -> str:
     out = []
     for bundle in display:
         text = bundle.get("text/plain")
         out.append(text if text is not None else f"[display: {', '.join(sorted(bundle)) or 'empty'}]")
-    return "[value]\n" + "\n".join(out) if out else ""
+    return _header("value", cut) + "\n" + "\n".join(out) if out else ""
 
 
 def _status(r: SessionRunResult, timeout: float, memory_MB: Optional[int]) -> str:
@@ -160,12 +186,12 @@ def format_cell(r: SessionRunResult, *, timeout: float, memory_MB: Optional[int]
     """
     parts = [_status(r, timeout, memory_MB), *notes]
     if r.stdout:
-        parts.append("[stdout]\n" + r.stdout.rstrip("\n"))
+        parts.append(_header("stdout", _kept(r.stdout, r.stdout_truncated)) + "\n" + r.stdout.rstrip("\n"))
     if r.stderr:
-        parts.append(_tail(r.stderr.rstrip("\n"), stderr_tail, "stderr"))
+        parts.append(_tail(r.stderr.rstrip("\n"), stderr_tail, "stderr", _kept(r.stderr, r.stderr_truncated)))
     if r.error is not None and r.error.get("traceback"):
-        parts.append(_traceback(r.error, traceback_frames))
-    value = _value(r.display)
+        parts.append(_traceback(r.error, traceback_frames, SANDBOX_CUT if r.error_truncated else ""))
+    value = _value(r.display, SANDBOX_CUT if r.display_truncated else "")
     if value:
         parts.append(value)
     return "\n".join(parts)
@@ -179,7 +205,9 @@ def format_program(resp: RunCodeResponse, *, timeout: float, stderr_tail: int) -
     """
     compiled = resp.compile_result
     run = resp.run_result
+    shown = run
     if compiled is not None and (compiled.status != "Finished" or compiled.return_code != 0):
+        shown = compiled
         stdout, stderr = compiled.stdout or "", compiled.stderr or ""
         status = STATUS_PROGRAM_TIMEOUT.format(timeout=timeout) if compiled.status == "TimeLimitExceeded" \
             else STATUS_COMPILE
@@ -194,8 +222,9 @@ def format_program(resp: RunCodeResponse, *, timeout: float, stderr_tail: int) -
         else:
             status = STATUS_OK if stdout or stderr else STATUS_PROGRAM_OK_EMPTY
     parts = [status]
+    out_cut, err_cut = (shown.stdout_truncated, shown.stderr_truncated) if shown else (False, False)
     if stdout:
-        parts.append("[stdout]\n" + stdout.rstrip("\n"))
+        parts.append(_header("stdout", _kept(stdout, out_cut)) + "\n" + stdout.rstrip("\n"))
     if stderr:
-        parts.append(_tail(stderr.rstrip("\n"), stderr_tail, "stderr"))
+        parts.append(_tail(stderr.rstrip("\n"), stderr_tail, "stderr", _kept(stderr, err_cut)))
     return "\n".join(parts)
