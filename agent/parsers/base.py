@@ -5,12 +5,25 @@ markers, how one call looks) and registers itself with ``@register_parser("name"
 DMOJ's executors register one language per module. :meth:`ToolCallParser.parse` is the one
 public entry: it never raises; a malformed call becomes an observation text in
 ``ParsedTurn.errors`` and the loop continues.
+
+Rules every format keeps (each format's module says how it applies them):
+
+- a tool name (Harmony: the recipient) is ASCII letters, digits, ``_``, ``.`` and ``-``
+  (:data:`TOOL_NAME`); any other name — one holding a control token (:data:`CONTROL_TOKEN`) such
+  as ``run<|call|>x``, or a space, a quote — is not a call but an error naming it;
+- an argument *name* holding a control token is an error, never a call; an argument *value* may
+  hold text that looks like a control token only where the format bounds the value without
+  ambiguity (a JSON string): ``"print('<|im_end|>')"`` is data;
+- a malformed block (bad JSON, another format, a missing end tag, a bad name) is one error, and
+  the scan resumes at the next block: it never hides the valid calls before or after it;
+- ``calls`` keep the order of the text.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping, Sequence, TypeVar
 
@@ -29,6 +42,22 @@ THINK_CLOSE = "</think>"
 PARSER_METRICS = ("trailing_text_in_call", "calls_in_reasoning_ignored", "duplicate_calls_merged", "unclosed_call")
 
 CallsInReasoning = Literal["ignore", "allow"]
+
+#: What a tool name may be: OpenAI's function-name alphabet plus "." (namespaces, Harmony recipients).
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+#: The control tokens of the built-in formats: ``<|...|>`` specials (ChatML, Harmony, Llama 3),
+#: ``<tool_call>``/``</tool_call>``, ``<think>``, ``<tool_response>`` and Qwen3-Coder's
+#: ``<function=``/``</function>``/``<parameter=``/``</parameter>``.
+CONTROL_TOKEN = re.compile(r"<\|[A-Za-z0-9_]+\|>|</?(?:tool_call|tool_response|think)>|</?(?:function|parameter)[=>]")
+
+
+def name_error(name: str) -> str | None:
+    """Why ``name`` cannot be a tool name (see :data:`TOOL_NAME`), or None when it can."""
+    if TOOL_NAME.fullmatch(name):
+        return None
+    token = CONTROL_TOKEN.search(name)
+    why = f"contains the control token {token.group()!r}" if token else "allowed: letters, digits, '_', '.', '-'"
+    return f"invalid tool name {name!r} ({why})"
 
 
 @dataclass
@@ -105,6 +134,7 @@ def call_from_object(obj: Any, raw: str, seg: Segment, hint: str) -> None:
 
     ``parameters`` is accepted for ``arguments`` (Llama 3.1's spelling); arguments encoded as a
     JSON string are decoded; a missing ``arguments`` means no arguments. A list is a list of calls.
+    A name outside :data:`TOOL_NAME` or an argument name holding a :data:`CONTROL_TOKEN` is an error.
     """
     if isinstance(obj, list):
         for item in obj:
@@ -116,6 +146,10 @@ def call_from_object(obj: Any, raw: str, seg: Segment, hint: str) -> None:
     name = obj.get("name")
     if not isinstance(name, str) or not name.strip():
         seg.fail('the call has no "name" string', hint)
+        return
+    name = name.strip()
+    if why := name_error(name):
+        seg.fail(why, hint)
         return
     args = obj.get("arguments", obj.get("parameters", {}))
     if isinstance(args, str):
@@ -129,7 +163,10 @@ def call_from_object(obj: Any, raw: str, seg: Segment, hint: str) -> None:
     if not isinstance(args, dict):
         seg.fail(f'"arguments" of {name!r} must be a JSON object, got {type(args).__name__}', hint)
         return
-    seg.calls.append(ParsedToolCall(name=name.strip(), arguments=args, raw=raw))
+    if bad := next((key for key in args if CONTROL_TOKEN.search(key)), None):
+        seg.fail(f"argument name {bad!r} of {name!r} contains a control token", hint)
+        return
+    seg.calls.append(ParsedToolCall(name=name, arguments=args, raw=raw))
 
 
 def split_reasoning(text: str, spans: Sequence[tuple[int, int, bool]] = ()) -> tuple[str | None, str]:

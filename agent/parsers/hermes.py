@@ -5,9 +5,17 @@ A block is read by JSON boundaries (``raw_decode``), not by a regex up to the fi
 ``</tool_call>`` inside a JSON string stays in the string, several JSON values in one block are
 several calls, text after the values is counted (``trailing_text_in_call``) and skipped, and a
 complete object whose end tag is missing still counts (``unclosed_call``).
+
+Control tokens (:mod:`judgebox.agent.parsers.base` rules): a name outside ``[A-Za-z0-9_.-]``
+(``"run<|im_end|>"``) or an argument name holding a control token is an error; a control token
+inside a JSON string value is data and kept. A block whose JSON is malformed (or that is not
+JSON: another format) is skipped to its end tag, or to the next ``<tool_call>`` opening a JSON
+value if that comes first, so a block that lost its end tag never hides the block after it.
 """
 
 from __future__ import annotations
+
+import re
 
 from judgebox.agent.parsers.base import (
     Segment,
@@ -17,6 +25,16 @@ from judgebox.agent.parsers.base import (
     register_parser,
     skip_space,
 )
+
+
+def _skip_to_end(text: str, pos: int, open_tag: str, close_tag: str) -> int:
+    """Where a block that holds no (more) JSON at ``pos`` ends: its ``close_tag``, or the next
+    ``open_tag`` followed by a JSON value when that comes first (the end tag is missing), or the end."""
+    end = text.find(close_tag, pos)
+    nxt = re.compile(re.escape(open_tag) + r"\s*[{\[]").search(text, pos)
+    if nxt and (end < 0 or nxt.start() < end):
+        return nxt.start()
+    return len(text) if end < 0 else end
 
 
 def scan_tagged_json(text: str, open_tag: str, close_tag: str, hint: str) -> Segment:
@@ -34,8 +52,7 @@ def scan_tagged_json(text: str, open_tag: str, close_tag: str, hint: str) -> Seg
                     seg.fail(value or f"no JSON object after {open_tag}", hint)
                 else:
                     seg.metrics["trailing_text_in_call"] += 1
-                end = text.find(close_tag, pos)
-                pos = len(text) if end < 0 else end
+                pos = _skip_to_end(text, pos, open_tag, close_tag)
                 break
             obj, end = value
             call_from_object(obj, text[pos:end], seg, hint)
