@@ -154,7 +154,7 @@ def checked_client(urls: list[str], manifest=None):
     from judgebox.reward.libraries import MissingLibraries, prelude_libraries, require_libraries
     from judgebox.reward.preludes import PRELUDES
     from judgebox.sandbox import SandboxClient
-    from judgebox.sandbox.errors import SandboxUnavailable
+    from judgebox.sandbox.errors import SandboxInfraError, SandboxUnavailable
 
     client = SandboxClient(urls or None)
     try:
@@ -162,7 +162,11 @@ def checked_client(urls: list[str], manifest=None):
         libraries = [] if manifest is None else [
             *manifest.libraries, *(prelude_libraries(PRELUDES[manifest.prelude]) if manifest.prelude else ())]
         if libraries:
-            require_libraries(client, manifest.name, manifest.language or "python", sorted(set(libraries)))
+            try:
+                require_libraries(client, manifest.name, manifest.language or "python", sorted(set(libraries)))
+            except (SandboxInfraError, RuntimeError) as exc:  # the sandbox answers but cannot run the probe:
+                print(f"judgebox: could not check the sandbox's libraries ({exc}); its runs will "
+                      "tell", file=sys.stderr)  # every run then reports the same failure as infra_error
     except SandboxUnavailable as exc:
         client.close()
         raise UsageError(f"--sandbox-url: {exc}") from None
