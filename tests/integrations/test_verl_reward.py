@@ -90,13 +90,11 @@ def test_verl_parquet_from_data_convert_is_read_by_rlhf_dataset(tmp_path) -> Non
     assert score["score"] == 1.0 and score["n_total"] == 3
 
 
-#: APPS-format rows (``in_outs``, no ``prelude`` key) with answers that need verl's import block, a
-#: wrong answer, a ``__main__`` block and a call-based failure.
+#: APPS-format stdio rows (``in_outs``, no ``prelude`` key): an answer that needs verl's import block
+#: (``isqrt``), a wrong answer and a ``__main__`` block. (verl 0.9.1's call-based path answers -1 for a
+#: ``class Solution`` row and its ``compute_score`` wrapper raises on a failing row, so the call-based
+#: rule is pinned against verl's import block in tests/reward/test_preludes.py instead.)
 APPS_FORMAT = [
-    ({"fn_name": "f", "inputs": [[[1, 1, 2]]], "outputs": [2]},
-     "class Solution:\n    def f(self, a: List[int]) -> int:\n        return len(Counter(a))\n"),
-    ({"fn_name": "f", "inputs": [[[1, 1, 2]]], "outputs": [2]},
-     "class Solution:\n    def f(self, a: List[int]) -> int:\n        return len(a)\n"),
     ({"inputs": ["16\n", "10\n"], "outputs": ["4\n", "3\n"]}, "print(isqrt(int(input())))\n"),
     ({"inputs": ["16\n"], "outputs": ["5\n"]}, "print(isqrt(int(input())))\n"),
     ({"inputs": ["2 3\n"], "outputs": ["6\n"]},
@@ -104,17 +102,17 @@ APPS_FORMAT = [
 ]
 
 
-@pytest.mark.parametrize("in_outs,code", APPS_FORMAT, ids=["call-ok", "call-wrong", "stdio-ok", "stdio-wrong", "main"])
+@pytest.mark.parametrize("in_outs,code", APPS_FORMAT, ids=["stdio-ok", "stdio-wrong", "main"])
 def test_apps_format_verdicts_agree_with_verls_prime_code(in_outs, code) -> None:
-    """verl drop-in parity: judgebox's compute_score gives verl 0.9.1 ``prime_code``'s verdict on
-    APPS-format data, whose harness import block both put before every Python solution."""
+    """verl drop-in parity: judgebox's compute_score gives verl 0.9.1 ``prime_code``'s verdict
+    (its ``check_correctness``) on APPS-format data, whose harness import block both put before
+    every Python solution."""
     import json
 
-    from verl.utils.reward_score import prime_code
+    from verl.utils.reward_score.prime_code.utils import check_correctness
 
     from judgebox.integrations.verl import compute_score
 
-    completion = f"```python\n{code}```"
-    theirs, _ = prime_code.compute_score(completion, json.dumps(in_outs))
-    ours = compute_score("apps", completion, json.dumps(in_outs))
-    assert (ours["acc"], ours["infra_error"]) == (bool(theirs), False)
+    theirs, _ = check_correctness(in_outs=in_outs, generation=code, timeout=5, debug=False)
+    ours = compute_score("apps", f"```python\n{code}```", json.dumps(in_outs))
+    assert (ours["acc"], ours["infra_error"]) == (all(x is True for x in theirs), False)
