@@ -109,7 +109,8 @@ async def ajudge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] =
                  stop_on_first_failure: bool = False) -> Judgement:
     """Async :func:`judge` (same arguments and result); the sandbox call is awaited."""
     client = client or default_client()
-    missing = await asyncio.to_thread(spec_missing_libraries, client, sandbox_language(spec), spec.prelude)
+    missing = (await asyncio.to_thread(spec_missing_libraries, client, sandbox_language(spec), spec.prelude)
+               if spec.prelude else [])  # no thread hop for the common spec without a prelude
     if missing:
         return _missing_judgement(spec, missing)
     return await _Judging(spec, code, stop_on_first_failure).arun(client.arun_tests)

@@ -15,6 +15,7 @@ standard library that the sandbox lacks is judged ``infra_error`` without runnin
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import sys
 import threading
@@ -76,17 +77,22 @@ def missing_message(subject: str, language: str, missing: Sequence[str]) -> str:
 def prelude_libraries(prelude: str) -> list[str]:
     """The top-level modules outside Python's standard library (``sys.stdlib_module_names``) that the
     Python source ``prelude`` imports, sorted; ``[]`` when it does not parse."""
+    return list(_prelude_modules(prelude))
+
+
+@functools.lru_cache(maxsize=64)
+def _prelude_modules(prelude: str) -> tuple[str, ...]:  # the judge asks once per submission
     try:
         tree = ast.parse(prelude)
     except (SyntaxError, ValueError):
-        return []
+        return ()
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.add(node.module.split(".")[0])
-    return sorted(names - set(sys.stdlib_module_names) - {"__future__"})
+    return tuple(sorted(names - set(sys.stdlib_module_names) - {"__future__"}))
 
 
 _probed: "weakref.WeakKeyDictionary[SandboxClient, dict[tuple[str, ...], list[str]]]" = weakref.WeakKeyDictionary()
@@ -98,7 +104,7 @@ def spec_missing_libraries(client: SandboxClient, language: str, prelude: str) -
     them, for a spec without prelude, and when the probe could not run: the judge's own run then
     reports the sandbox's failure). Probed once per client and set of names (a ~50 ms run).
     """
-    names = tuple(prelude_libraries(prelude)) if prelude else ()
+    names = _prelude_modules(prelude) if prelude else ()
     if not names:
         return []
     with _probed_lock:
