@@ -184,7 +184,7 @@ def test_gateway_answers_504_when_an_executor_does_not_answer_in_time(stack):
         r = httpx.post(f"{stack.url}/run_code", json={"code": "import time\ntime.sleep(8)", "language": "python",
                                                       "run_timeout": 10}, timeout=30)
         assert r.status_code == 504
-        assert time.monotonic() - started < 6
+        assert time.monotonic() - started < 8  # the gateway's answer, before the program's own end
     finally:
         stack.compose("up", "-d", "--no-build", "--no-deps", "gateway")
         stack.wait_healthy(replicas=2, timeout=60)

@@ -304,7 +304,7 @@ def test_gateway_504_gives_up_at_the_deadline(live_server_factory, nginx):
         with pytest.raises(SandboxInfraError) as info:
             client.run_code(sleeper(5, 1))
         elapsed = time.monotonic() - start
-    assert 1.0 <= elapsed < 3.0 + 2.0, elapsed
+    assert 1.0 <= elapsed < 3.0 + 7.0, elapsed  # 50 attempts of >= 1 s each without the deadline
     assert info.value.attempts >= 2
     assert gw.statuses("/run_code", 1)[0] == 504
 
