@@ -22,6 +22,13 @@ one observation says so, or the trajectory ends ``length``. An aborted generatio
 state before it (BUG-112), at most ``max_generation_retries`` times, then the trajectory is
 ``aborted`` and not scored; an engine that raises (unreachable server, dead engine) counts as an
 aborted generation, with the error in ``extra_fields["failure"]``.
+
+The engine's own limits (:meth:`ToolAgentLoop.check_engine`, read once from a backend that has
+``engine_info``): its ``max_model_len`` is the loop's when the config sets none (a trajectory that
+fills the engine's context ends ``context_exhausted``, scored, instead of an engine error), and a
+configured ``max_model_len`` above it is an error before any trajectory. When logprobs are asked
+for, ``extra_fields["logprobs_mode"]`` says what they are (vLLM's names; ``unknown`` when the engine
+does not say): ``processed_logprobs`` is the sampling distribution's (BUG-221).
 """
 
 from __future__ import annotations
@@ -31,10 +38,11 @@ import enum
 import logging
 import time
 import uuid
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
-from judgebox.agent.backends.base import Backend, GenerationResult
+from judgebox.agent.backends.base import Backend, EngineInfo, GenerationResult
 from judgebox.agent.config import AgentLoopConfig
 from judgebox.agent.output import AgentLoopOutput
 from judgebox.agent.render import Renderer
@@ -148,6 +156,10 @@ class ToolAgentLoop:
         self.parser = get_parser(config.format, calls_in_reasoning=config.calls_in_reasoning,
                                  tools=self.schemas or None)
         self.renderer = Renderer(tokenizer, self.schemas or None, self.stop_ids, config.chat_template_kwargs)
+        self.engine: Optional[EngineInfo] = None
+        self._engine_checked = False
+        self._engine_lock: Optional[asyncio.Lock] = None
+        self._warned: set = set()
         self.handlers = {AgentState.PENDING: self._pending, AgentState.GENERATING: self._generating,
                          AgentState.PROCESSING_TOOLS: self._processing_tools,
                          AgentState.INTERACTING: self._interacting}
@@ -179,6 +191,9 @@ class ToolAgentLoop:
         from judgebox.agent.tools import TrajectoryTools
 
         params = {**(sampling_params or {}), **sample_kwargs}
+        await self.check_engine()
+        if params.get("logprobs") is not None:
+            self._warn_logprobs(params)
         traj = Trajectory(request_id=request_id or uuid.uuid4().hex, messages=[dict(m) for m in messages],
                           context=[dict(m) for m in messages])
         if params.get("logprobs") is not None:
@@ -192,6 +207,65 @@ class ToolAgentLoop:
             rewards = await tt.calc_rewards() if self.tools else {}
         return await self._finish(traj, score_fn or self.score_fn, ground_truth, info or {}, rewards,
                                   time.perf_counter() - start)
+
+    async def check_engine(self) -> Optional[EngineInfo]:
+        """Read the engine's limits once (a backend without ``engine_info``: ``None``, nothing checked).
+
+        When the config sets no ``max_model_len``, the engine's becomes the loop's (``self.config`` is
+        re-validated with it); the logprobs mode is kept for the trajectories' records.
+
+        Returns:
+            the :class:`judgebox.agent.backends.EngineInfo`, or ``None``.
+
+        Raises:
+            ValueError: the configured ``max_model_len`` (or ``prompt_length``/``response_length``)
+                exceeds the engine's context, naming both figures and where the engine's was read.
+        """
+        if self._engine_checked:
+            return self.engine
+        if self._engine_lock is None:
+            self._engine_lock = asyncio.Lock()
+        async with self._engine_lock:
+            if self._engine_checked:
+                return self.engine
+            probe = getattr(self.backend, "engine_info", None)
+            info = await probe() if probe is not None else None
+            limit = info.max_model_len if info is not None else None
+            if limit is not None:
+                mine = self.config.max_model_len
+                if mine is not None and mine > limit:
+                    raise ValueError(f"max_model_len = {mine} exceeds the engine's max_model_len = {limit} "
+                                     f"({info.source}); lower max_model_len or start the engine with a longer context")
+                if mine is None:
+                    try:
+                        self.config = type(self.config).model_validate({**self.config.model_dump(),
+                                                                        "max_model_len": limit})
+                    except ValueError as exc:
+                        raise ValueError(f"the engine's max_model_len = {limit} ({info.source}): {exc}") from None
+            self.engine, self._engine_checked = info, True
+        return info
+
+    def _warn_logprobs(self, params: dict) -> None:
+        """Say once per kind when recorded logprobs will not be the temperature-scaled distribution's."""
+        mode = self.engine.logprobs_mode if self.engine is not None else None
+        temperature = params.get("temperature", 1.0)
+        nucleus = (params.get("top_p") not in (None, 1, 1.0)) or (params.get("top_k") not in (None, 0, -1))
+        kind = None
+        if mode in ("processed_logprobs", "processed_logits") and nucleus:
+            kind = ("nucleus", f"the recorded logprobs are {mode}: renormalized over the top-p/top-k "
+                    f"nucleus (top_p={params.get('top_p')}, top_k={params.get('top_k')}), so they will not "
+                    "match a trainer's temperature-only recompute")
+        elif mode in ("raw_logprobs", "raw_logits") and temperature not in (None, 0, 1, 1.0):
+            kind = ("raw", f"the recorded logprobs are {mode}: the model's distribution before "
+                    f"temperature {temperature}, not the one sampled from (start vLLM with "
+                    "logprobs_mode='processed_logprobs')")
+        elif mode is None and temperature not in (None, 0, 1, 1.0):
+            kind = ("unknown", "the engine does not say whether its logprobs are temperature-scaled "
+                    "(extra_fields['logprobs_mode'] = 'unknown'); for vLLM servers use "
+                    "--logprobs-mode processed_logprobs and tell the backend (logprobs_mode=...)")
+        if kind is not None and kind[0] not in self._warned:
+            self._warned.add(kind[0])
+            warnings.warn(kind[1], UserWarning, stacklevel=3)
 
     # ------------------------------------------------------------------------------ handlers
 
@@ -387,6 +461,9 @@ class ToolAgentLoop:
                  "tool_rewards": tool_rewards, "requests": traj.requests, "request_id": traj.request_id}
         if traj.failure:
             extra["failure"] = traj.failure
+        if traj.response_logprobs is not None:
+            mode = self.engine.logprobs_mode if self.engine is not None else None
+            extra["logprobs_mode"] = mode or "unknown"
         return AgentLoopOutput(prompt_ids=traj.prompt_ids, response_ids=traj.response_ids,
                                response_mask=traj.response_mask, response_logprobs=traj.response_logprobs,
                                num_turns=1 + traj.assistant_turns + traj.observations,

@@ -33,7 +33,7 @@ from judgebox.reward.evaluate import Evaluation, Sample
 from judgebox.reward.loaders import Problem
 from judgebox.reward.report import EvalSummary, summarize
 from judgebox.reward.results import compact, read_results
-from judgebox.reward.verdict import Verdict
+from judgebox.reward.verdict import Verdict, unscorable_reason
 
 
 class RolloutSummary(EvalSummary):
@@ -47,7 +47,9 @@ class RolloutSummary(EvalSummary):
     mean_reward: Optional[float] = Field(None, description="mean reward_score over scored trajectories")
     n_unscorable: int = Field(0, description="trajectories without a reward (the sandbox failed, bad test data): "
                                             "never counted as 0 (BUG-205)")
-    unscorable_reasons: dict[str, int] = Field(default_factory=dict, description="unscorable trajectories per verdict")
+    unscorable_reasons: dict[str, int] = Field(
+        default_factory=dict, description="trajectories without a reward by what failed: 'infrastructure' (sandbox "
+                                          "or engine: re-run) or 'test_data' (the dataset's tests: fix them)")
     unscorable_groups: int = Field(0, description="problems none of whose trajectories could be scored: "
                                                   "they contribute no reward")
 
@@ -165,6 +167,8 @@ class Rollout:
 
         done, pending = self.plan()
         self.check_prompts()
+        if pending:
+            await self.loop.check_engine()  # the engine's context and the config agree, before any trajectory
         before = set(done)
         by_id = {p.task_id: p for p in self.problems}
         order = {k: i for i, k in enumerate(self.keys())}
@@ -210,11 +214,12 @@ class Rollout:
         for r in rows:
             by_problem.setdefault(r.get("task_id"), []).append(r.get("reward_score") is None)
         return RolloutSummary(
-            **{**base.model_dump(), "duplicates_dropped": self.duplicates_dropped}, stop_reasons=dict(Counter(e.get("stop_reason") for e in extra)),
+            **{**base.model_dump(exclude={"unscorable_reasons"}), "duplicates_dropped": self.duplicates_dropped},
+            stop_reasons=dict(Counter(e.get("stop_reason") for e in extra)),
             tool_calls_per_trajectory=sum(e.get("tool_calls", 0) for e in extra) / len(rows) if rows else 0.0,
             parse_errors=sum(e.get("parse_errors", 0) for e in extra),
             tool_errors=sum(e.get("tool_errors", 0) for e in extra),
             tool_timeouts=sum(e.get("tool_timeouts", 0) for e in extra),
             mean_reward=sum(rewards) / len(rewards) if rewards else None, n_unscorable=len(unscorable),
-            unscorable_reasons=dict(Counter(str(r.get("verdict")) for r in unscorable)),
+            unscorable_reasons=dict(Counter(unscorable_reason(r.get("verdict")) or "infrastructure" for r in unscorable)),
             unscorable_groups=sum(1 for flags in by_problem.values() if all(flags)))

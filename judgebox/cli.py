@@ -337,6 +337,13 @@ def _rollout(args: argparse.Namespace) -> int:
         writable("--summary", args.summary)
     if args.backend == "openai" and not args.base_url:
         raise UsageError("--backend openai needs --base-url URL (repeatable)")
+    for flag, value in (("--model", args.model), ("--tokenizer", args.tokenizer)):
+        # a path (not a hub id "name" or "org/name") must be a directory here; transformers would
+        # read it as a hub id and answer "Repo id must be in the form 'repo_name' or ..."
+        if value and (value.startswith(("/", ".", "~")) or value.count("/") > 1) \
+                and not Path(value).expanduser().is_dir():
+            raise UsageError(f"{flag} {value}: no such directory; give a model directory (config.json and "
+                             "tokenizer files) or a hub id such as Qwen/Qwen3-0.6B")
 
     from transformers import AutoTokenizer
 
@@ -384,11 +391,19 @@ class _LazyBackend:
 
         self.make, self.backend, self.lock = make, None, asyncio.Lock()
 
-    async def generate(self, prompt_ids, sampling_params, request_id=None):
+    async def started(self):
         async with self.lock:
             if self.backend is None:
                 self.backend = self.make()
-        return await self.backend.generate(prompt_ids, sampling_params, request_id)
+        return self.backend
+
+    async def engine_info(self):
+        backend = await self.started()
+        probe = getattr(backend, "engine_info", None)
+        return await probe() if probe is not None else None
+
+    async def generate(self, prompt_ids, sampling_params, request_id=None):
+        return await (await self.started()).generate(prompt_ids, sampling_params, request_id)
 
     async def close(self) -> None:
         if hasattr(self.backend, "shutdown"):
@@ -407,7 +422,7 @@ def _backend(args: argparse.Namespace, config):
     if args.backend == "openai":
         from judgebox.agent.backends import OpenAIBackend
 
-        return OpenAIBackend(args.base_url, args.served_model_name or args.model)
+        return OpenAIBackend(args.base_url, args.served_model_name or args.model, logprobs_mode=args.logprobs_mode)
     from judgebox.agent.backends import HFBackend
 
     return HFBackend.from_model(args.model, max_model_len=config.max_model_len)
@@ -497,6 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="vllm: AsyncLLM in this process (default); openai: servers at --base-url; hf: transformers")
     ro.add_argument("--base-url", action="append", default=[],
                     help="OpenAI-compatible server root (repeatable; trajectories stick to one)")
+    ro.add_argument("--logprobs-mode", choices=("raw_logprobs", "processed_logprobs", "raw_logits", "processed_logits"),
+                    help="--backend openai: the servers' vLLM --logprobs-mode (the API does not report it); "
+                         "recorded on every trajectory (default: unknown)")
     ro.add_argument("--served-model-name", help="the model name the servers expect (default: --model)")
     ro.add_argument("--n", type=int, default=1, help="trajectories per problem (default 1)")
     ro.add_argument("--tools", default="none",

@@ -20,7 +20,7 @@ from typing import Iterable, Optional
 from pydantic import BaseModel, Field
 
 from judgebox.reward.passk import summarize_pass_at_k
-from judgebox.reward.verdict import Verdict
+from judgebox.reward.verdict import Verdict, unscorable_reason
 
 #: Verdicts that carry no information about the program: excluded from pass@k.
 UNSCORED = (Verdict.infra_error.value, Verdict.test_data_error.value)
@@ -59,6 +59,9 @@ class EvalSummary(BaseModel):
     max_n: Optional[int] = None
     verdicts: dict[str, int] = Field(description="samples per verdict, excluded ones included")
     excluded: dict[str, int] = Field(description="samples left out of pass@k, by verdict")
+    unscorable_reasons: dict[str, int] = Field(
+        default_factory=dict, description="samples left out of pass@k by what failed: 'infrastructure' "
+                                          "(sandbox or engine: re-run) or 'test_data' (the dataset's tests: fix them)")
     wall_time_s: Optional[float] = Field(None, description="seconds this run spent scoring")
     samples_per_s: Optional[float] = Field(None, description="samples scored by this run per second")
     duplicates_dropped: int = Field(0, description="older lines of a sample found in the results file "
@@ -105,6 +108,7 @@ def summarize(dataset: str, task_ids: Iterable[str], results: Iterable[dict], ks
         n_passed=verdicts[Verdict.accepted.value], pass_at_k=whole, pass_at_k_attempted=attempted,
         pass_at_k_omitted=passk.omitted, min_n=passk.min_n, max_n=passk.max_n,
         verdicts=dict(verdicts.most_common()), excluded={v: verdicts[v] for v in UNSCORED if verdicts[v]},
+        unscorable_reasons={unscorable_reason(v): verdicts[v] for v in UNSCORED if verdicts[v]},
         wall_time_s=wall_time_s, problems=problems)
 
 

@@ -14,7 +14,7 @@ from judgebox.sandbox.errors import SandboxUnavailable
 from .extract import extract_code
 from .judge import default_client, judge, warn_unknown
 from .spec import TestDataError, TestSpec
-from .verdict import Judgement, Verdict
+from .verdict import Judgement, Verdict, unscorable_reason
 
 _clients: dict[str, SandboxClient] = {}
 _lock = threading.Lock()
@@ -52,7 +52,7 @@ def client_for(url: Optional[str]) -> SandboxClient:
 
 
 #: The keys of every :func:`compute_score` result.
-SCORE_KEYS = ("score", "acc", "pass_rate", "n_passed", "n_total", "verdict", "infra_error")
+SCORE_KEYS = ("score", "acc", "pass_rate", "n_passed", "n_total", "verdict", "infra_error", "unscorable_reason")
 
 
 def compute_score(data_source: Optional[str] = None, solution_str: str = "", ground_truth: Any = None,
@@ -81,8 +81,10 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
         (float or ``None`` when unknown), ``n_passed``, ``n_total`` (every test counts),
         ``verdict`` (a :class:`Verdict` value) and ``infra_error`` (True when the sandbox failed or
         the test data is bad: the score then carries no information and should be masked; the
-        reason is logged as a warning on the ``judgebox.reward`` logger, once per distinct message,
-        since verl's result keys are fixed).
+        reason is logged as a warning on the ``judgebox.reward`` logger, once per distinct message)
+        and ``unscorable_reason`` (``"infrastructure"`` or ``"test_data"`` when ``infra_error``, else
+        ``None``: which failed, the sandbox or the dataset). Every result has every key, as verl's
+        ``reward_extra_info`` needs.
     """
     extra_info = extra_info or {}
     language = kwargs.get("language") or extra_info.get("language") or "python"
@@ -130,4 +132,5 @@ def _score(j: Judgement, binary: bool, kwargs: dict[str, Any]) -> dict[str, Any]
     else:
         score = (1.0 if j.passed else 0.0) if binary else float(rate or 0.0)
     return {"score": score, "acc": j.passed, "pass_rate": rate, "n_passed": j.n_passed,
-            "n_total": j.n_total, "verdict": j.verdict.value, "infra_error": unknown}
+            "n_total": j.n_total, "verdict": j.verdict.value, "infra_error": unknown,
+            "unscorable_reason": unscorable_reason(j.verdict)}

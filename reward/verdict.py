@@ -23,6 +23,18 @@ class Verdict(str, Enum):
     infra_error = "infra_error"
 
 
+def unscorable_reason(verdict: "Verdict | str | None") -> Optional[str]:
+    """Why a result carries no reward: ``"test_data"`` (the dataset's tests are unusable: fix the data),
+    ``"infrastructure"`` (the sandbox or the engine failed: re-run), or ``None`` for a verdict about
+    the program. A dashboard tells them apart with it instead of blaming the sandbox for bad data."""
+    value = verdict.value if isinstance(verdict, Verdict) else verdict
+    if value == Verdict.test_data_error.value:
+        return "test_data"
+    if value == Verdict.infra_error.value:
+        return "infrastructure"
+    return None
+
+
 class TestResult(BaseModel):
     """One test's outcome. Times in seconds; ``stdout``/``stderr`` are heads/tails (characters)."""
 

@@ -5,9 +5,9 @@
 - :class:`HFBackend`: transformers ``generate``, for small models on CPU.
 """
 
-from judgebox.agent.backends.base import Backend, GenerationResult
+from judgebox.agent.backends.base import Backend, EngineInfo, GenerationResult
 from judgebox.agent.backends.hf import HFBackend
 from judgebox.agent.backends.openai import OpenAIBackend
 from judgebox.agent.backends.vllm import VLLMBackend
 
-__all__ = ["Backend", "GenerationResult", "HFBackend", "OpenAIBackend", "VLLMBackend"]
+__all__ = ["Backend", "EngineInfo", "GenerationResult", "HFBackend", "OpenAIBackend", "VLLMBackend"]

@@ -15,6 +15,11 @@ from typing import Literal, Optional, Protocol, runtime_checkable
 
 FinishReason = Literal["stop", "length", "abort"]
 
+#: What a backend's logprobs are, in vLLM's names (``ModelConfig.logprobs_mode``): ``processed_logprobs``
+#: are the sampling distribution's (after temperature, top-p/top-k and every logits processor: what
+#: the policy sampled from), ``raw_logprobs`` the model's own before any of them.
+LogprobsMode = Literal["raw_logprobs", "processed_logprobs", "raw_logits", "processed_logits"]
+
 
 @dataclass
 class GenerationResult:
@@ -34,9 +39,31 @@ class GenerationResult:
     finish_reason: FinishReason
 
 
+@dataclass(frozen=True)
+class EngineInfo:
+    """What a backend's engine says about itself (:meth:`Backend.engine_info`, optional).
+
+    Attributes:
+        max_model_len: the engine's context in tokens (prompt + generation), or ``None`` when the
+            engine does not say.
+        logprobs_mode: what the returned logprobs are (:data:`LogprobsMode`), or ``None`` when unknown
+            (an OpenAI-compatible server does not report it).
+        source: where the figures were read, for messages (e.g. ``"vLLM model config"``).
+    """
+
+    max_model_len: Optional[int]
+    logprobs_mode: Optional[str]
+    source: str
+
+
 @runtime_checkable
 class Backend(Protocol):
-    """What :class:`agent.ToolAgentLoop` needs from an inference engine."""
+    """What :class:`agent.ToolAgentLoop` needs from an inference engine.
+
+    A backend may also define ``async def engine_info(self) -> EngineInfo``: the loop then takes the
+    engine's context (``max_model_len``) when its config sets none, refuses a configured one above the
+    engine's, and records the logprobs' meaning on every trajectory (BUG-221).
+    """
 
     async def generate(self, prompt_ids: list[int], sampling_params: dict,
                        request_id: Optional[str] = None) -> GenerationResult:

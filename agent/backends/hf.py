@@ -1,8 +1,9 @@
 """``HFBackend``: transformers ``generate`` for small models on CPU (one request at a time).
 
 Supports ``max_tokens``, ``stop_token_ids``, ``temperature`` (0 = greedy), ``top_p``, ``top_k``,
-``seed`` and ``logprobs`` (the sampled token's log-probability under the sampling distribution's
-logits, from ``compute_transition_scores``). Structured outputs and ``allowed_token_ids`` need an
+``seed`` and ``logprobs`` (the sampled token's log-probability under the distribution it was sampled
+from: ``generate``'s processed scores, after temperature and top-p/top-k, vLLM's
+``processed_logprobs``). Structured outputs and ``allowed_token_ids`` need an
 engine with a grammar: use :class:`judgebox.agent.backends.VLLMBackend`.
 """
 
@@ -12,7 +13,7 @@ import asyncio
 import threading
 from typing import Any, Optional
 
-from judgebox.agent.backends.base import GenerationResult
+from judgebox.agent.backends.base import EngineInfo, GenerationResult
 
 UNSUPPORTED = ("structured_outputs", "allowed_token_ids", "n")
 
@@ -36,6 +37,10 @@ class HFBackend:
         from transformers import AutoModelForCausalLM
 
         return cls(AutoModelForCausalLM.from_pretrained(model).eval(), **kwargs)
+
+    async def engine_info(self) -> EngineInfo:
+        """``max_model_len`` as configured; logprobs are ``processed_logprobs``."""
+        return EngineInfo(self.max_model_len, "processed_logprobs", "the hf backend's max_model_len")
 
     async def generate(self, prompt_ids: list[int], sampling_params: dict,
                        request_id: Optional[str] = None) -> GenerationResult:
@@ -67,11 +72,12 @@ class HFBackend:
                 torch.manual_seed(params["seed"])
             input_ids = torch.tensor([prompt_ids], dtype=torch.long)
             out = self.model.generate(input_ids, attention_mask=torch.ones_like(input_ids),
-                                      return_dict_in_generate=True, output_logits=True, **kwargs)
+                                      return_dict_in_generate=True, output_scores=True, **kwargs)
             ids = out.sequences[0, len(prompt_ids):].tolist()
             logprobs = None
             if params.get("logprobs") is not None:
-                scores = torch.stack(out.logits, dim=1).float().log_softmax(-1)[0]
+                # the processed scores (after temperature and top-p/top-k): the sampling distribution
+                scores = torch.stack(out.scores, dim=1).float().log_softmax(-1)[0]
                 logprobs = scores[torch.arange(len(ids)), torch.tensor(ids)].tolist()
         if stop and ids and ids[-1] in stop:
             return GenerationResult(ids, logprobs, "stop")

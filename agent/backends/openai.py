@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from judgebox.agent.backends.base import GenerationResult, finish_of
+from judgebox.agent.backends.base import EngineInfo, GenerationResult, finish_of
 
 #: Keys of the backend dict sent under another name (or not at all) in the request body.
 RENAMED = {"logprobs": None, "structured_outputs": "structured_outputs"}
@@ -54,21 +54,41 @@ class OpenAIBackend:
         timeout_s: seconds per HTTP request.
         retries: extra attempts on a connection error (not on an HTTP error status).
         api_key: sent as a bearer token when given.
+        logprobs_mode: what the servers' logprobs are (vLLM's ``--logprobs-mode``, which the API does
+            not report): recorded on every trajectory; ``None`` records ``unknown`` (vLLM's default is
+            ``raw_logprobs``: start it with ``--logprobs-mode processed_logprobs`` for the sampling
+            distribution's, BUG-221).
 
     Raises:
         ValueError: no base URL.
     """
 
     def __init__(self, base_urls: Sequence[str], model: str, *, timeout_s: float = 600.0, retries: int = 2,
-                 api_key: Optional[str] = None) -> None:
+                 api_key: Optional[str] = None, logprobs_mode: Optional[str] = None) -> None:
         if not base_urls:
             raise ValueError("OpenAIBackend needs at least one base URL (--base-url)")
         self.urls = [u.rstrip("/").removesuffix("/v1") + "/v1/completions" for u in base_urls]
         self.model = model
+        self.logprobs_mode = logprobs_mode
         self.router = Router(len(self.urls))
         self.retries = retries
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.client = httpx.AsyncClient(timeout=timeout_s, headers=headers)
+
+    async def engine_info(self) -> EngineInfo:
+        """The served model's ``max_model_len`` from the first server's ``GET /v1/models`` (vLLM's
+        model card carries it); ``None`` when the server does not say or cannot be asked."""
+        url = self.urls[0].removesuffix("/completions") + "/models"
+        limit = None
+        try:
+            response = await self.client.get(url)
+            response.raise_for_status()
+            cards = response.json().get("data") or []
+            card = next((c for c in cards if c.get("id") == self.model), cards[0] if len(cards) == 1 else None)
+            limit = card.get("max_model_len") if card else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            limit = None
+        return EngineInfo(limit if isinstance(limit, int) else None, self.logprobs_mode, f"GET {url}")
 
     def body(self, prompt_ids: list[int], params: dict) -> dict:
         """The JSON body of one request."""

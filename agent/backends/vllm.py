@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Optional
 
-from judgebox.agent.backends.base import GenerationResult, finish_of
+from judgebox.agent.backends.base import EngineInfo, GenerationResult, finish_of
 
 _ids = itertools.count()
 
@@ -47,11 +47,23 @@ class VLLMBackend:
     @classmethod
     def from_model(cls, model: str, **engine_kwargs: Any) -> "VLLMBackend":
         """Start an ``AsyncLLM`` on ``model`` (a directory or hub name); ``engine_kwargs`` are
-        ``vllm.AsyncEngineArgs`` fields (``max_model_len``, ``dtype``, ``max_num_seqs``, ...)."""
+        ``vllm.AsyncEngineArgs`` fields (``max_model_len``, ``dtype``, ``max_num_seqs``, ...).
+
+        ``logprobs_mode`` defaults to ``processed_logprobs``: the logprob of each sampled token under
+        the distribution it was sampled from (temperature, top-p/top-k applied), which is what a
+        PPO/GRPO importance ratio divides by; vLLM's own default, ``raw_logprobs``, is the model's
+        distribution before temperature (BUG-221; TRL #4159, vLLM's ``ModelConfig.logprobs_mode``).
+        """
         from vllm.engine.arg_utils import AsyncEngineArgs
         from vllm.v1.engine.async_llm import AsyncLLM
 
+        engine_kwargs.setdefault("logprobs_mode", "processed_logprobs")
         return cls(AsyncLLM.from_engine_args(AsyncEngineArgs(model=model, **engine_kwargs)))
+
+    async def engine_info(self) -> EngineInfo:
+        """The engine's ``max_model_len`` (tokens) and ``logprobs_mode``, from its model config."""
+        config = self.engine.model_config
+        return EngineInfo(config.max_model_len, getattr(config, "logprobs_mode", None), "the vLLM engine's model config")
 
     async def progress(self, request_id: str, token_ids: list[int]) -> None:
         """Called with the tokens generated so far when ``output_kind`` streams (a monitoring hook)."""

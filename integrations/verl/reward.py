@@ -18,6 +18,7 @@ from judgebox.reward.score import SCORE_KEYS, client_for, compute_score  # noqa:
 from judgebox.reward.spec import TestDataError, TestSpec
 from judgebox.reward.verdict import Judgement, TestResult, Verdict
 from judgebox.sandbox.errors import SandboxUnavailable
+from judgebox.sandbox.languages import RECIPES
 
 #: verl's result codes: True pass, False wrong answer, -1 sandbox/API error, -2 runtime error,
 #: -3 timeout, -4 compile error.
@@ -32,6 +33,18 @@ _STATUS = {
     Verdict.time_limit_exceeded: "timeout", Verdict.compile_error: "compile_error",
     Verdict.infra_error: "api_error", Verdict.test_data_error: "test_data_error",
 }
+
+
+def result_code(verdict: Verdict, language: str) -> Union[bool, int]:
+    """verl's code for ``verdict`` in ``language``: as verl reads a SandboxFusion response.
+
+    judgebox tells a program that cannot start (a Python ``SyntaxError``, a Node.js parse error) as
+    ``compile_error`` in every language; SandboxFusion compiles only languages with a compile step,
+    so for an interpreted language verl sees a failed run and answers ``-2``, and so does this.
+    """
+    if verdict == Verdict.compile_error and (language not in RECIPES or RECIPES[language].compile is None):
+        return -2
+    return RESULT_CODES[verdict]
 
 def check_correctness(sandbox_fusion_url: Optional[str], in_outs: Optional[dict], generation: str,
                       timeout: int = 10, memory_limit_mb: int = 1024, language: str = "python",
@@ -51,8 +64,9 @@ def check_correctness(sandbox_fusion_url: Optional[str], in_outs: Optional[dict]
 
     Returns:
         ``(results, metadata_list)``, one entry per test: ``True``, ``False``, ``-1`` (sandbox or
-        test-data error), ``-2`` (runtime error or memory), ``-3`` (timeout), ``-4`` (compile error).
-        Metadata has verl's keys (``case_index``, ``input``, ``expected_output``,
+        test-data error), ``-2`` (runtime error or memory; a program of an interpreted language that
+        cannot start, e.g. a Python ``SyntaxError``, as verl reads SandboxFusion), ``-3`` (timeout),
+        ``-4`` (compile error of a compiled language). Metadata has verl's keys (``case_index``, ``input``, ``expected_output``,
         ``api_request_error``, ``api_response``, ``status``, ``stdout``, ``stderr``, ``exit_code``,
         ``duration``, ``compile_duration``, ``compile_stderr``, ``api_status``, ``compile_status``,
         ``run_status``) plus ``verdict``. Bad test data gives ``[-1]`` (one per input if any) with
@@ -66,36 +80,39 @@ def check_correctness(sandbox_fusion_url: Optional[str], in_outs: Optional[dict]
     try:
         client = client_for(sandbox_fusion_url)
     except SandboxUnavailable as exc:  # a dead URL: -1 (sandbox error) per test, told in seconds
-        return _verl_results(spec, Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests, message=str(exc)))
+        return _verl_results(spec, Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests, message=str(exc)),
+                             language)
     if concurrent_semaphore is not None:
         with concurrent_semaphore:
             j = judge(spec, generation, client=client)
     else:
         j = judge(spec, generation, client=client)
-    return _verl_results(spec, j)
+    return _verl_results(spec, j, language)
 
 
-def _verl_results(spec: TestSpec, j: Judgement) -> tuple[list[Union[bool, int]], list[dict[str, Any]]]:
+def _verl_results(spec: TestSpec, j: Judgement, language: str) -> tuple[list[Union[bool, int]], list[dict[str, Any]]]:
     n = spec.n_tests
     tests = j.tests if len(j.tests) == n else [TestResult(index=i, verdict=j.verdict) for i in range(n)]
     results, meta = [], []
     for t in tests:
         verdict = t.verdict
-        results.append(RESULT_CODES[verdict])
+        results.append(result_code(verdict, language))
+        interpreted = verdict == Verdict.compile_error and result_code(verdict, language) == -2
         inp, exp = _case_text(spec, t.index)
         ran = verdict not in (Verdict.skipped, Verdict.compile_error, Verdict.infra_error, Verdict.test_data_error)
         meta.append({
             "case_index": t.index, "input": inp, "expected_output": exp,
             "api_request_error": j.message if verdict == Verdict.infra_error else None,
-            "api_response": None, "status": _STATUS[verdict],
-            "stdout": t.stdout if ran else None, "stderr": t.stderr if ran else None,
+            "api_response": None, "status": "runtime_error" if interpreted else _STATUS[verdict],
+            "stdout": t.stdout if ran else None,
+            "stderr": t.stderr if ran else (t.stderr or j.message) if interpreted else None,
             "exit_code": t.return_code, "duration": t.execution_time, "compile_duration": None,
-            "compile_stderr": j.message if verdict == Verdict.compile_error else None,
+            "compile_stderr": j.message if verdict == Verdict.compile_error and not interpreted else None,
             "api_status": ("SandboxError" if verdict == Verdict.infra_error else
                            "Success" if verdict in (Verdict.accepted, Verdict.wrong_answer) else "Failed"),
-            "compile_status": "Finished" if verdict != Verdict.compile_error else "Error",
+            "compile_status": "Finished" if verdict != Verdict.compile_error or interpreted else "Error",
             "run_status": ("TimeLimitExceeded" if verdict == Verdict.time_limit_exceeded else
-                           "Finished" if ran else None),
+                           "Finished" if ran or interpreted else None),
             "verdict": verdict.value, "error": j.message if verdict == Verdict.test_data_error else None,
         })
     return results, meta

@@ -83,3 +83,38 @@ def test_two_trajectories_through_vllms_openai_server(openai_server, tiny_model,
     # every request of a trajectory went to the replica it started on; each replica got one trajectory
     assert sorted(backend.router.sticky.values()) == [0, 1] and backend.router.in_flight == [0, 0]
     assert [len([e for e in forced.log if e["request_id"] == f"t{i}"]) for i in range(2)] == [2, 2]
+
+
+@pytest.mark.slow
+def test_the_servers_context_comes_from_its_model_card(openai_server, tiny_model, tiny_tokenizer):
+    """``GET /v1/models`` carries vLLM's ``max_model_len`` (2048 here): the loop takes it when the
+    config sets none and refuses a larger one; the logprobs' meaning is what the user declared
+    (``unknown`` by default: the API does not report ``--logprobs-mode``)."""
+    from judgebox.agent import AgentLoopConfig, ToolAgentLoop
+    from judgebox.agent.backends import OpenAIBackend
+
+    async def main():
+        plain = OpenAIBackend([openai_server], str(tiny_model))
+        declared = OpenAIBackend([openai_server], str(tiny_model), logprobs_mode="raw_logprobs")
+        try:
+            info = await plain.engine_info()
+            loop = ToolAgentLoop(AgentLoopConfig(max_assistant_turns=1, max_tokens_per_turn=4), tiny_tokenizer, plain)
+            with pytest.warns(UserWarning, match="does not say whether its logprobs are temperature-scaled"):
+                unknown = await loop.run([{"role": "user", "content": "hi"}], temperature=0.7, logprobs=0, seed=0)
+            too_long = ToolAgentLoop(AgentLoopConfig(max_model_len=4096), tiny_tokenizer, declared)
+            with pytest.raises(ValueError, match="exceeds the engine's max_model_len = 2048"):
+                await too_long.check_engine()
+            raw = ToolAgentLoop(AgentLoopConfig(max_assistant_turns=1, max_tokens_per_turn=4), tiny_tokenizer, declared)
+            with pytest.warns(UserWarning, match="raw_logprobs: the model's distribution before temperature 0.7"):
+                declared_out = await raw.run([{"role": "user", "content": "hi"}], temperature=0.7, logprobs=0, seed=0)
+        finally:
+            await plain.aclose()
+            await declared.aclose()
+        return info, loop, unknown, declared_out
+
+    info, loop, unknown, declared_out = asyncio.run(main())
+    assert (info.max_model_len, info.logprobs_mode) == (2048, None)
+    assert info.source == f"GET {openai_server}/v1/models"
+    assert loop.config.max_model_len == 2048
+    assert unknown.extra_fields["logprobs_mode"] == "unknown"
+    assert declared_out.extra_fields["logprobs_mode"] == "raw_logprobs"

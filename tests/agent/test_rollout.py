@@ -110,5 +110,5 @@ def test_bug205_unscorable_trajectories_are_counted_apart_never_as_zero(tmp_path
     records |= {(second, i): row(second, i, None) for i in range(4)}
     summary = rollout.summary([1], records)
     assert (summary.mean_reward, summary.n_unscorable, summary.unscorable_reasons,
-            summary.unscorable_groups) == (2 / 3, 5, {"infra_error": 5}, 1)
+            summary.unscorable_groups) == (2 / 3, 5, {"infrastructure": 5}, 1)
     assert summary.pass_at_k == {"pass@1": pytest.approx(2 / 3)} and summary.n_scored == 3  # n = 3, c = 2

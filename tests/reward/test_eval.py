@@ -198,6 +198,7 @@ def test_infra_errors_are_excluded_from_pass_at_k_then_scored_on_rerun(tmp_path)
     assert down.returncode == 2, down.stdout + down.stderr
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["excluded"] == {"infra_error": 3} and summary["n_scored"] == 0
+    assert summary["unscorable_reasons"] == {"infrastructure": 3}
     assert summary["pass_at_k"] == {} and summary["pass_at_k_omitted"] == {"pass@1": "no scored problems"}
 
     judgebox(*args, cwd=tmp_path)
@@ -234,6 +235,7 @@ def test_chart_and_unusable_test_data(tmp_path):
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["pass_at_k"] == {"pass@1": 1.0}
     assert summary["excluded"] == {"test_data_error": 1}
+    assert summary["unscorable_reasons"] == {"test_data": 1}  # the dataset's fault, not the sandbox's
 
 
 def test_a_results_file_of_other_samples_is_refused(tmp_path):

@@ -142,6 +142,7 @@ def test_bug_007_unreachable_sandbox_through_every_scorer(monkeypatch):
     assert results == [-1] and meta[0]["status"] == "api_error" and meta[0]["api_request_error"]
     score = compute_score("x", "print(2)", PLUS1.model_dump_json(), sandbox_fusion_url=url, infra_score=None)
     assert (score["verdict"], score["infra_error"], score["score"], score["pass_rate"]) == ("infra_error", True, None, None)
+    assert score["unscorable_reason"] == "infrastructure"
     with SandboxClient(url) as client:
         assert make_code_reward(client=client)(["p"], ["print(2)"], ground_truth=[PLUS1.model_dump_json()]) == [None]
 

@@ -61,6 +61,7 @@ def test_user_finding_4_compute_score_logs_the_reason_keeps_its_keys(warnings_lo
     score = compute_score("apps", "print(1)", '{"inputs": ["1"], "outputs": []}')
     assert set(score) == set(SCORE_KEYS) and len(score) == len(SCORE_KEYS)
     assert (score["verdict"], score["infra_error"], score["score"]) == ("test_data_error", True, 0.0)
+    assert score["unscorable_reason"] == "test_data"  # masked like an infra error, but named as bad data
     assert [r.getMessage() for r in warnings_log.records] == [
         "compute_score: test_data_error, reward masked: input_output: 1 inputs but 0 outputs"]
     assert warnings_log.records[0].levelno == logging.WARNING
