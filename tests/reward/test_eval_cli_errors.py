@@ -126,3 +126,15 @@ def test_a_results_file_of_other_completions_is_refused_before_any_resume_line(t
     assert proc.returncode == 1
     assert only_line(proc) == (f"judgebox eval: r.jsonl: the result of {first[0][0]} sample 0 is for a "
                                "different completion; use a new --results path")
+
+
+@pytest.mark.parametrize("flag,path", [("--model", "/nonexistent/model"), ("--tokenizer", "./no-such-tokenizer")])
+def test_a_missing_model_directory_is_named_not_read_as_a_hub_id(tmp_path, flag, path):
+    """``judgebox rollout --model /nonexistent/model``: transformers read it as a hub id ("Repo id must be
+    in the form 'repo_name' or 'namespace/repo_name'"); now the flag and the directory are named."""
+    args = {"--model": path} if flag == "--model" else {"--model": "Qwen/Qwen3-0.6B", "--tokenizer": path}
+    proc = judgebox("rollout", "humaneval", *(x for kv in args.items() for x in kv), "--tools", "none",
+                    cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == (f"judgebox rollout: {flag} {path}: no such directory; give a model directory "
+                               "(config.json and tokenizer files) or a hub id such as Qwen/Qwen3-0.6B")
