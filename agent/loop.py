@@ -403,7 +403,11 @@ class ToolAgentLoop:
         return next_state
 
     def _clip(self, text: str) -> str:
-        """A tool response cut to ``max_tool_response_length`` tokens on the configured side."""
+        """A tool response cut to ``max_tool_response_length`` tokens on the configured side.
+
+        The cut is in tokens; a byte-level token cut can split a character, so each kept piece is
+        decoded on its own and a piece of a split character at a cut edge is dropped (never shown as
+        U+FFFD); the middle side keeps the head and the tail with ``...`` between them."""
         limit = self.config.max_tool_response_length
         if limit is None:
             return text
@@ -411,13 +415,15 @@ class ToolAgentLoop:
         if len(ids) <= limit:
             return text
         side = self.config.tool_response_truncate_side
-        if side == "left":
-            kept = ids[len(ids) - limit:]
-        elif side == "right":
-            kept = ids[:limit]
-        else:
-            kept = ids[: limit // 2] + ids[len(ids) - (limit - limit // 2):]
-        body = self.tokenizer.decode(kept, skip_special_tokens=True)
+        head_n = limit if side == "right" else 0 if side == "left" else limit // 2
+        tail_n = limit - head_n
+        head = self.tokenizer.decode(ids[:head_n], skip_special_tokens=True) if head_n else ""
+        tail = self.tokenizer.decode(ids[len(ids) - tail_n:], skip_special_tokens=True) if tail_n else ""
+        if head and not text.startswith(head):
+            head = head.rstrip("\ufffd")
+        if tail and not text.endswith(tail):
+            tail = tail.lstrip("\ufffd")
+        body = head + ("\n...\n" if head and tail else "") + tail
         return body + f"\n...(tool response cut to {limit} of {len(ids)} tokens)"
 
     def _cut_at_stop(self, result: GenerationResult) -> tuple[list[int], Optional[list[float]], str]:

@@ -174,6 +174,25 @@ def test_tool_response_is_clipped_in_tokens_on_the_configured_side(tiny_tokenize
         assert len(tiny_tokenizer.encode(clipped.split("\n...")[0])) <= 10
 
 
+@pytest.mark.parametrize("side", ["left", "right", "middle"])
+@pytest.mark.parametrize("limit", [25, 26])
+def test_a_token_cut_never_shows_a_split_character(tiny_tokenizer, side, limit):
+    """Qwen3's byte-level tokens split a rare character (U+13000, 4 bytes, several tokens): the cut text
+    is pieces of the original (before: U+FFFD at the cut for left 25/26, right 26, middle 25/26), and the
+    middle side keeps head and tail apart."""
+    text = "a\U00013000" * 60
+    loop = ToolAgentLoop(AgentLoopConfig(max_tool_response_length=limit, tool_response_truncate_side=side),
+                         tiny_tokenizer, Scripted([]))
+    body, note = loop._clip(text).rsplit("\n...(", 1)
+    assert "\ufffd" not in body and note.startswith(f"tool response cut to {limit} of")
+    pieces = body.split("\n...\n")
+    assert len(pieces) == (2 if side == "middle" else 1)
+    if side != "left":
+        assert text.startswith(pieces[0]) and pieces[0]
+    if side != "right":
+        assert text.endswith(pieces[-1]) and pieces[-1]
+
+
 def test_answer_scorer_reads_hashes_and_boxed():
     assert final_answer("so #### 72") == "72" and final_answer("\\boxed{\\frac{1}{2}} ok") == "\\frac{1}{2}"
     assert answer_score("#### 72", "72")["score"] == 1.0
