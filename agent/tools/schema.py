@@ -79,8 +79,11 @@ class OpenAIFunctionToolSchema(BaseModel):
         return self.function.name
 
     def to_openai(self) -> dict[str, Any]:
-        """The tool as a plain dict; ``parameters`` is the full JSON Schema (a copy)."""
-        return self.model_dump(mode="json")
+        """The tool as a plain dict with exactly the keys it was given (``type`` always; the defaults
+        of ``description``, ``parameters`` and ``strict`` are not added): a chat template that writes
+        the tools out as JSON renders the user's schema, as ``apply_chat_template(tools=...)`` would.
+        ``parameters`` is the full JSON Schema (a copy)."""
+        return {"type": "function", **self.model_dump(mode="json", exclude_unset=True, exclude={"type"})}
 
 
 class ToolResponse(BaseModel):

@@ -66,15 +66,16 @@ class _FullSchema(VerlToolSchema):
 
 def _verl_schema(full: dict[str, Any]) -> VerlToolSchema:
     function = full["function"]
+    parameters = function.get("parameters") or {}
     properties = {
         name: {"type": prop.get("type", "string"), "description": prop.get("description"), "enum": prop.get("enum")}
-        for name, prop in function["parameters"].get("properties", {}).items()
+        for name, prop in parameters.get("properties", {}).items()
     }
     schema = _FullSchema.model_validate({
         "type": "function",
         "function": {"name": function["name"], "description": function.get("description", ""),
                      "parameters": {"type": "object", "properties": properties,
-                                    "required": function["parameters"].get("required", [])}},
+                                    "required": parameters.get("required", [])}},
     })
     schema._full = full
     return schema
