@@ -56,6 +56,29 @@ def children(pid: int) -> int:
     return sum(1 for _, ppid, _, cmd in _proc_table() if ppid == pid and "_judgebox_zygote" not in cmd)
 
 
+def settled_children(pid: int, quiet_s: float = 2.0, deadline_s: float = 120.0) -> int:
+    """:func:`children` of ``pid`` once the count has not changed for ``quiet_s`` seconds (a server's
+    start-up work, such as the prebuilt header's compile, ends first; under load it takes longer), or
+    at the deadline."""
+    end = time.monotonic() + deadline_s
+    count, since = children(pid), time.monotonic()
+    while time.monotonic() < end and time.monotonic() - since < quiet_s:
+        time.sleep(0.1)
+        now = children(pid)
+        if now != count:
+            count, since = now, time.monotonic()
+    return count
+
+
+def children_within(pid: int, limit: int, deadline_s: float = 60.0) -> int:
+    """:func:`children` of ``pid`` as soon as it is at most ``limit`` (processes being reaped are
+    waited for), else the count at the deadline."""
+    end = time.monotonic() + deadline_s
+    while (count := children(pid)) > limit and time.monotonic() < end:
+        time.sleep(0.1)
+    return count
+
+
 def rss_MiB(pid: int) -> float:
     """Resident set size of ``pid`` in MiB."""
     with open(f"/proc/{pid}/status") as f:
