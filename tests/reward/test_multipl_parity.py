@@ -1,5 +1,6 @@
-"""MultiPL-E verdicts agree with SandboxFusion, the evaluator that published the rows; a completion
-that restates the function keeps the prompt's declarations in every language (issue 12, item 2).
+"""MultiPL-E verdicts agree with MultiPL-E's own evaluator and with SandboxFusion, the evaluator that
+published the rows; a completion that restates the function keeps the prompt's declarations in every
+language (issue 12, item 2).
 
 The parity test judges SandboxFusion's own MultiPL-E samples (real data: ``$JUDGEBOX_DATA_DIR``,
 the ``data_dir`` fixture, skipped without it). Every other test uses our own MultiPL-E rows
@@ -16,9 +17,27 @@ from judgebox.reward.loaders import load_dataset
 from judgebox.reward.loaders.multiple import to_problem
 from tests.fixtures import DATA as OWN_ROWS
 from tests.fixtures import rows as fixture_rows
+from tests.reward.multipl_reference import why_not_a_continuation
 
 #: SandboxFusion's own /submit verdicts, produced by tests/bench/sandboxfusion_multipl_verdicts.py.
 RECORDED = json.loads((Path(__file__).parent / "data" / "sandboxfusion_multipl_verdicts.json").read_text())
+#: MultiPL-E's own evaluator's verdicts (its eval_<lang>.py rules), produced by
+#: tests/bench/multiple_evaluator_verdicts.py: ``program`` on the program judgebox judges for each
+#: answer, ``generation`` on the answer read as MultiPL-E's generation step reads a completion.
+MULTIPLE = json.loads((Path(__file__).parent / "data" / "multiple_evaluator_verdicts.json").read_text())
+
+#: Rows where MultiPL-E's evaluator, given the answer as a continuation of the prompt, passes while
+#: judgebox (judging the answer as written) does not, and why.
+R_GO_UNUSED_IMPORT = ("the answer's own import block imports a package the answer never uses: as written it does not "
+                      "compile (Go refuses an unused import), while a continuation of the prompt takes the prompt's imports")
+#: Rows where MultiPL-E's evaluator, on the very program judgebox judges, gives another verdict, and why.
+R_CPP_OPENSSL = ("the answer computes MD5 with OpenSSL: judgebox links -lcrypto -lssl (as SandboxFusion's C++ runner "
+                 "does); MultiPL-E's `g++ F.cpp -o F -std=c++17` links no library, so no answer can pass it there")
+PROGRAM_DIFFERS: dict[str, dict[str, str]] = {"cpp": {"HumanEval_162_string_to_md5": R_CPP_OPENSSL}}
+STRICTER: dict[str, dict[str, str]] = {
+    "go": {"HumanEval_56_correct_bracketing": R_GO_UNUSED_IMPORT, "HumanEval_67_fruit_distribution": R_GO_UNUSED_IMPORT,
+           "HumanEval_112_reverse_delete": R_GO_UNUSED_IMPORT},
+}
 
 # Why judgebox's verdict differs from SandboxFusion's on a row. SandboxFusion's freeform MultiPL-E
 # grader (sandbox/datasets/multiple.py) runs its import header + the answer + the tests: for C++,
@@ -173,6 +192,19 @@ def test_gpt_solution_verdicts_agree_with_sandboxfusion(data_dir, monkeypatch, l
     assert set(ours) == set(theirs)
     differ = {t: ours[t] for t in ours if ours[t] != theirs[t]}
     assert differ == {t: not theirs[t] for t in KNOWN[lang]}
+    # MultiPL-E's own evaluator on the same programs: the same verdict on every row but PROGRAM_DIFFERS
+    program = MULTIPLE["program"][lang]
+    assert {t for t in ours if ours[t] != program[t]} == set(PROGRAM_DIFFERS.get(lang, {}))
+    assert sum(ours[t] == program[t] for t in ours) >= 0.99 * len(ours)
+    # ... and on each answer read as a continuation of the prompt: where they differ, the answer is not
+    # one (it adds code before the function or a helper after it, renames a parameter, or a stop token
+    # cuts its body), or the answer as written does not compile (STRICTER)
+    rows = {r["task_id"]: r for r in map(json.loads, (data_dir / "sandboxfusion-samples" /
+                                                        f"humaneval-{lang}.jsonl").open())}
+    generation = MULTIPLE["generation"][lang]
+    unexplained = {t for t in ours if ours[t] and not generation[t] and why_not_a_continuation(rows[t]) is None}
+    assert unexplained == set()
+    assert {t for t in ours if generation[t] and not ours[t]} == set(STRICTER.get(lang, {}))
 
 
 @pytest.mark.slow
