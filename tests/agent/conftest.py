@@ -4,7 +4,7 @@ engine on it for the whole session (engines are expensive on 2 cores: keep them 
 - ``tiny_model`` (session): the model directory (:func:`tests.agent.tiny.tiny_qwen3`);
 - ``tiny_tokenizer`` (session): its ``transformers`` tokenizer;
 - ``vllm_backend`` (session): an :class:`judgebox.agent.backends.VLLMBackend` on the tiny model
-  (``max_model_len`` 8192, eager, 1 GiB KV cache); skipped when vllm is not installed;
+  (``max_model_len`` 8192, eager, 1 GiB KV cache, raw logprobs); skipped when vllm is not installed;
 - ``arun`` (session): ``arun(coroutine) -> result`` on the one event loop the engine lives on (a
   background thread), so sync tests share the session engine whatever loop pytest gives each test.
 
@@ -66,8 +66,12 @@ def vllm_backend(tiny_model, arun):
     async def start():
         from tests.agent.forcing import ForcedTokens
 
+        # raw logprobs: the forcing logits processor leaves one possible token, whose processed
+        # logprob is 0, so the tests that check logprobs are carried need the model's own
+        # (the processed default is tested on its own engine in test_engine_limits.py)
         return VLLMBackend.from_model(str(tiny_model), max_model_len=8192, dtype="bfloat16", enforce_eager=True,
-                                      max_num_seqs=64, seed=0, logits_processors=[ForcedTokens])
+                                      max_num_seqs=64, seed=0, logits_processors=[ForcedTokens],
+                                      logprobs_mode="raw_logprobs")
 
     backend = arun(start())
     yield backend
