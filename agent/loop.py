@@ -42,6 +42,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
 
+from pydantic import ValidationError
+
 from judgebox.agent.backends.base import Backend, EngineInfo, GenerationResult
 from judgebox.agent.config import AgentLoopConfig
 from judgebox.agent.output import AgentLoopOutput
@@ -229,7 +231,12 @@ class ToolAgentLoop:
             if self._engine_checked:
                 return self.engine
             probe = getattr(self.backend, "engine_info", None)
-            info = await probe() if probe is not None else None
+            try:
+                info = await probe() if probe is not None else None
+            except Exception as exc:  # noqa: BLE001 - an engine that cannot start or answer: its requests report it
+                log.warning("the engine's limits could not be read (%s: %s); max_model_len stays %s",
+                            type(exc).__name__, exc, self.config.max_model_len)
+                info = None
             limit = info.max_model_len if info is not None else None
             if limit is not None:
                 mine = self.config.max_model_len
@@ -240,8 +247,9 @@ class ToolAgentLoop:
                     try:
                         self.config = type(self.config).model_validate({**self.config.model_dump(),
                                                                         "max_model_len": limit})
-                    except ValueError as exc:
-                        raise ValueError(f"the engine's max_model_len = {limit} ({info.source}): {exc}") from None
+                    except ValidationError as exc:
+                        reason = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+                        raise ValueError(f"the engine's max_model_len = {limit} ({info.source}): {reason}") from None
             self.engine, self._engine_checked = info, True
         return info
 

@@ -250,3 +250,36 @@ def test_hf_backend_runs_the_loop_on_the_tiny_model(tiny_model, tiny_tokenizer):
     assert out.extra_fields["stop_reason"] in ("length", "completed")
     with pytest.raises(ValueError, match="structured_outputs"):
         asyncio.run(backend.generate([1, 2], {"structured_outputs": {"choice": ["a"]}}))
+
+
+def test_an_engine_that_cannot_report_its_limits_leaves_the_config_alone(tiny_tokenizer, caplog):
+    """``engine_info`` raising (an engine that failed to start) is a warning: the trajectory's own
+    requests report the failure, as they did before the loop asked for the engine's limits."""
+
+    class Silent(Scripted):
+        async def engine_info(self):
+            raise RuntimeError("engine core died")
+
+    backend = Silent([GenerationResult([40, IM_END], None, "stop")])
+    loop = ToolAgentLoop(AgentLoopConfig(max_assistant_turns=1), tiny_tokenizer, backend,
+                         score_fn=lambda text, gt, **info: {"score": 1.0})
+    out = asyncio.run(loop.run([{"role": "user", "content": "hi"}]))
+    assert (out.extra_fields["stop_reason"], loop.config.max_model_len, loop.engine) == ("completed", None, None)
+    assert "the engine's limits could not be read (RuntimeError: engine core died)" in caplog.text
+
+
+def test_the_engines_context_becomes_the_loops_and_a_larger_one_is_refused(tiny_tokenizer):
+    from judgebox.agent.backends import EngineInfo
+
+    class Sized(Scripted):
+        async def engine_info(self):
+            return EngineInfo(4096, "processed_logprobs", "a test engine")
+
+    loop = ToolAgentLoop(AgentLoopConfig(), tiny_tokenizer, Sized([]))
+    assert asyncio.run(loop.check_engine()).max_model_len == 4096 and loop.config.max_model_len == 4096
+    with pytest.raises(ValueError, match=r"max_model_len = 5000 exceeds the engine's max_model_len = 4096 "
+                                         r"\(a test engine\)"):
+        asyncio.run(ToolAgentLoop(AgentLoopConfig(max_model_len=5000), tiny_tokenizer, Sized([])).check_engine())
+    with pytest.raises(ValueError, match=r"^the engine.s max_model_len = 4096 \(a test engine\): prompt_length = 5000 "
+                                         r"exceeds max_model_len = 4096; lower prompt_length or raise max_model_len$"):
+        asyncio.run(ToolAgentLoop(AgentLoopConfig(prompt_length=5000), tiny_tokenizer, Sized([])).check_engine())
