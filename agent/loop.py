@@ -253,21 +253,27 @@ class ToolAgentLoop:
             self.engine, self._engine_checked = info, True
         return info
 
+    @property
+    def logprobs_mode(self) -> Optional[str]:
+        """What the engine's logprobs are (:data:`judgebox.agent.backends.base.LogprobsMode`), or
+        ``None`` when unknown or not read yet (:meth:`check_engine`)."""
+        return self.engine.logprobs_mode if self.engine is not None else None
+
     def _warn_logprobs(self, params: dict) -> None:
         """Say once per kind when recorded logprobs will not be the temperature-scaled distribution's."""
-        mode = self.engine.logprobs_mode if self.engine is not None else None
-        temperature = params.get("temperature", 1.0)
-        nucleus = (params.get("top_p") not in (None, 1, 1.0)) or (params.get("top_k") not in (None, 0, -1))
+        mode = self.logprobs_mode
+        scaled = params.get("temperature", 1.0) not in (None, 0, 1)  # 1 == 1.0
+        nucleus = params.get("top_p") not in (None, 1) or params.get("top_k") not in (None, 0, -1)
         kind = None
         if mode in ("processed_logprobs", "processed_logits") and nucleus:
             kind = ("nucleus", f"the recorded logprobs are {mode}: renormalized over the top-p/top-k "
                     f"nucleus (top_p={params.get('top_p')}, top_k={params.get('top_k')}), so they will not "
                     "match a trainer's temperature-only recompute")
-        elif mode in ("raw_logprobs", "raw_logits") and temperature not in (None, 0, 1, 1.0):
+        elif mode in ("raw_logprobs", "raw_logits") and scaled:
             kind = ("raw", f"the recorded logprobs are {mode}: the model's distribution before "
-                    f"temperature {temperature}, not the one sampled from (start vLLM with "
+                    f"temperature {params['temperature']}, not the one sampled from (start vLLM with "
                     "logprobs_mode='processed_logprobs')")
-        elif mode is None and temperature not in (None, 0, 1, 1.0):
+        elif mode is None and scaled:
             kind = ("unknown", "the engine does not say whether its logprobs are temperature-scaled "
                     "(extra_fields['logprobs_mode'] = 'unknown'); for vLLM servers use "
                     "--logprobs-mode processed_logprobs and tell the backend (logprobs_mode=...)")
@@ -476,8 +482,7 @@ class ToolAgentLoop:
         if traj.failure:
             extra["failure"] = traj.failure
         if traj.response_logprobs is not None:
-            mode = self.engine.logprobs_mode if self.engine is not None else None
-            extra["logprobs_mode"] = mode or "unknown"
+            extra["logprobs_mode"] = self.logprobs_mode or "unknown"
         return AgentLoopOutput(prompt_ids=traj.prompt_ids, response_ids=traj.response_ids,
                                response_mask=traj.response_mask, response_logprobs=traj.response_logprobs,
                                num_turns=1 + traj.assistant_turns + traj.observations,

@@ -17,7 +17,7 @@ import argparse
 import signal
 import sys
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional, Sequence, get_args
 
 USAGE_ERROR = 1
 """Exit status of a bad argument or input (argparse's own usage errors included)."""
@@ -512,7 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="vllm: AsyncLLM in this process (default); openai: servers at --base-url; hf: transformers")
     ro.add_argument("--base-url", action="append", default=[],
                     help="OpenAI-compatible server root (repeatable; trajectories stick to one)")
-    ro.add_argument("--logprobs-mode", choices=("raw_logprobs", "processed_logprobs", "raw_logits", "processed_logits"),
+    from judgebox.agent.backends.base import LogprobsMode
+
+    ro.add_argument("--logprobs-mode", choices=get_args(LogprobsMode),
                     help="--backend openai: the servers' vLLM --logprobs-mode (the API does not report it); "
                          "recorded on every trajectory (default: unknown)")
     ro.add_argument("--served-model-name", help="the model name the servers expect (default: --model)")

@@ -52,7 +52,7 @@ class EngineInfo:
     """
 
     max_model_len: Optional[int]
-    logprobs_mode: Optional[str]
+    logprobs_mode: Optional[LogprobsMode]
     source: str
 
 

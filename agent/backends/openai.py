@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from judgebox.agent.backends.base import EngineInfo, GenerationResult, finish_of
+from judgebox.agent.backends.base import EngineInfo, GenerationResult, LogprobsMode, finish_of
 
 #: Keys of the backend dict sent under another name (or not at all) in the request body.
 RENAMED = {"logprobs": None, "structured_outputs": "structured_outputs"}
@@ -64,7 +64,7 @@ class OpenAIBackend:
     """
 
     def __init__(self, base_urls: Sequence[str], model: str, *, timeout_s: float = 600.0, retries: int = 2,
-                 api_key: Optional[str] = None, logprobs_mode: Optional[str] = None) -> None:
+                 api_key: Optional[str] = None, logprobs_mode: Optional[LogprobsMode] = None) -> None:
         if not base_urls:
             raise ValueError("OpenAIBackend needs at least one base URL (--base-url)")
         self.urls = [u.rstrip("/").removesuffix("/v1") + "/v1/completions" for u in base_urls]

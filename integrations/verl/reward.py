@@ -96,8 +96,9 @@ def _verl_results(spec: TestSpec, j: Judgement, language: str) -> tuple[list[Uni
     results, meta = [], []
     for t in tests:
         verdict = t.verdict
-        results.append(result_code(verdict, language))
-        interpreted = verdict == Verdict.compile_error and result_code(verdict, language) == -2
+        code = result_code(verdict, language)
+        results.append(code)
+        interpreted = verdict == Verdict.compile_error and code == -2
         inp, exp = _case_text(spec, t.index)
         ran = verdict not in (Verdict.skipped, Verdict.compile_error, Verdict.infra_error, Verdict.test_data_error)
         meta.append({
