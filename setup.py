@@ -45,5 +45,6 @@ data = mapped(DATA_DIRS, find_namespace_packages)
 setup(
     packages=packages + data,
     package_dir=package_dir,
-    package_data={pkg: ["*.yaml", "*.yml", "*.json"] for pkg in data},
+    package_data={**{pkg: ["*.yaml", "*.yml", "*.json"] for pkg in data},
+                  "judgebox.report": ["assets/*"]},  # the report page's template, script and style
 )

@@ -52,6 +52,8 @@ class RolloutSummary(EvalSummary):
                                           "or engine: re-run) or 'test_data' (the dataset's tests: fix them)")
     unscorable_groups: int = Field(0, description="problems none of whose trajectories could be scored: "
                                                   "they contribute no reward")
+    model: Optional[str] = Field(None, description="the model (directory or hub id) that generated the trajectories; "
+                                                   "`judgebox report` loads its tokenizer for the token view")
 
 
 def prompt_messages(problem: Problem, system: Optional[str] = None) -> list[dict]:

@@ -236,7 +236,7 @@ def _eval(args: argparse.Namespace) -> int:
                              "problems counted as unsolved (pass@k over all problems, unattempted = 0)")
     results = writable("--results", args.results or f"judgebox-results/{name}-{tag}.results.jsonl",
                        make_parent=True)
-    for flag, out in (("--summary", args.summary), ("--chart", args.chart)):
+    for flag, out in (("--summary", args.summary), ("--chart", args.chart), ("--html", args.html)):
         if out:
             writable(flag, out)
     sanitize = args.sanitize if args.sanitize is not None else bool(manifest and manifest.sanitize)
@@ -263,7 +263,33 @@ def _eval(args: argparse.Namespace) -> int:
     if args.chart:
         write_chart(summary, Path(args.chart))
         print(f"chart: {args.chart}")
+    _html(args.html, results, summary)
     return _infra_exit(summary, "samples hit infrastructure errors after retries", "score them")
+
+
+def _html(out: Optional[str], records: Path, summary, tokenizer: Optional[str] = None) -> None:
+    """``--html``: the report page of a finished run (the summary in memory)."""
+    if out:
+        from judgebox.report import write_report
+
+        write_report(records, Path(out), summary=summary.model_dump(mode="json"), tokenizer=tokenizer)
+        print(f"report: {out}")
+
+
+def _report(args: argparse.Namespace) -> int:
+    from judgebox.report import write_report
+
+    source = readable("FILE", args.file, "give the results jsonl of `judgebox eval`, the trajectories jsonl of "
+                                         "`judgebox rollout` or a verl rollout dump")
+    summary = readable("--summary", args.summary, "give the summary JSON written with this file") \
+        if args.summary else None
+    other = readable("--compare", args.compare, "give another results or trajectories jsonl") if args.compare else None
+    out = writable("--out", args.out or str(source.with_suffix(".html")), make_parent=True)
+    write_report(source, out, summary_path=summary, compare_path=other,
+                 tokenizer=None if args.no_tokens else (args.tokenizer or None), title=args.title,
+                 token_view=not args.no_tokens)
+    print(f"report: {out}")
+    return 0
 
 
 def _resumable(coro, what: str, where: Path):
@@ -333,8 +359,9 @@ def _rollout(args: argparse.Namespace) -> int:
     problems, manifest = load_dataset(args.dataset, args.format)
     name = manifest.name if manifest else Path(args.dataset).name.split(".")[0]
     out = writable("--out", args.out or f"judgebox-results/{name}.rollout.jsonl", make_parent=True)
-    if args.summary:
-        writable("--summary", args.summary)
+    for flag, path in (("--summary", args.summary), ("--html", args.html)):
+        if path:
+            writable(flag, path)
     if args.backend == "openai" and not args.base_url:
         raise UsageError("--backend openai needs --base-url URL (repeatable)")
     for flag, value in (("--model", args.model), ("--tokenizer", args.tokenizer)):
@@ -376,9 +403,11 @@ def _rollout(args: argparse.Namespace) -> int:
           f"{summary.tool_calls_per_trajectory:.2f}; parse errors: {summary.parse_errors}; "
           f"tool errors: {summary.tool_errors}; tool timeouts: {summary.tool_timeouts}")
     print(f"trajectories: {out}")
+    summary.model = args.model
     if args.summary:
         write_summary(summary, Path(args.summary))
         print(f"summary: {args.summary}")
+    _html(args.html, out, summary, tokenizer=args.tokenizer or args.model)
     return _infra_exit(summary, "trajectories hit infrastructure errors (aborted generation or sandbox)", "redo them")
 
 
@@ -489,6 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "(default: judgebox-results/DATASET-SAMPLES.results.jsonl)")
     ev.add_argument("--summary", help="write the summary JSON here")
     ev.add_argument("--chart", help="write a PNG chart of pass@k and verdict counts here")
+    ev.add_argument("--html", help="write the report page here (as `judgebox report`)")
     ev.add_argument("--sandbox-url", action="append", default=[],
                     help="sandbox base URL (repeatable); default: the embedded sandbox")
     ev.add_argument("--concurrency", type=int, help="samples judged at once (default: 2 x CPU count)")
@@ -531,6 +561,8 @@ def build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--out", help="trajectories jsonl, appended and resumed "
                                   "(default: judgebox-results/DATASET.rollout.jsonl)")
     ro.add_argument("--summary", help="write the summary JSON here")
+    ro.add_argument("--html", help="write the report page here (as `judgebox report`, token texts from "
+                                   "--tokenizer/--model)")
     ro.add_argument("--sandbox-url", action="append", default=[],
                     help="sandbox base URL for judging (repeatable); default: the embedded sandbox")
     ro.add_argument("--concurrency", type=int, default=64, help="trajectories in flight (default 64)")
@@ -538,6 +570,20 @@ def build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--retries", type=int, default=2, help="extra judging attempts on infrastructure errors")
     ro.add_argument("--no-progress", action="store_true", help="no progress bar")
     ro.set_defaults(func=_rollout)
+
+    rp = sub.add_parser("report", help="write one self-contained HTML page for an eval or a rollout")
+    rp.add_argument("file", metavar="FILE", help="results jsonl (judgebox eval), trajectories jsonl (judgebox rollout) "
+                                                 "or a verl rollout dump (trainer.rollout_data_dir)")
+    rp.add_argument("--summary", help="the summary JSON written with FILE (checked against it; default: "
+                                      "computed from FILE)")
+    rp.add_argument("--compare", help="another results or trajectories jsonl: per-problem differences, "
+                                      "regressions first")
+    rp.add_argument("--tokenizer", help="model directory or hub id whose tokenizer gives the trajectory view's "
+                                        "token texts (default: the model the summary names)")
+    rp.add_argument("--no-tokens", action="store_true", help="leave the token view out (no tokenizer loaded)")
+    rp.add_argument("--title", help="the page title (default: the dataset and file name)")
+    rp.add_argument("--out", help="the HTML file (default: FILE with .html)")
+    rp.set_defaults(func=_report)
 
     ds = sub.add_parser("datasets", help="list dataset manifests and which are available locally")
     ds.set_defaults(func=_datasets)

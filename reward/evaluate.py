@@ -30,6 +30,7 @@ from judgebox.reward.judge import ajudge
 from judgebox.reward.loaders import Problem, read_rows
 from judgebox.reward.report import EvalSummary, summarize
 from judgebox.reward.results import compact, read_results
+from judgebox.reward.spec import TestSpec
 from judgebox.reward.verdict import Judgement, Verdict
 
 
@@ -134,16 +135,64 @@ def load_results(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
     return read_results(path).records
 
 
-def result_row(sample: Sample, judgement: Judgement, elapsed: float, attempts: int) -> dict[str, Any]:
-    """The results-jsonl line of one scored sample."""
-    return {
+#: characters kept of a failed test's input and expected output in a results line (its stdout and
+#: stderr are the judge's own heads/tails, 2,000 characters each)
+CASE_HEAD = 2000
+
+
+def case_text(spec: TestSpec, index: int) -> tuple[str, str]:
+    """``(input, expected)`` of test ``index`` of ``spec`` as text, each cut to :data:`CASE_HEAD`
+    characters: a stdio case's stdin and expected output, a call case's arguments and expected value
+    (``repr``), an assert's source; ``("", "")`` for a harness (its tests are the harness file)."""
+    if spec.kind == "stdio" and index < len(spec.stdio):
+        case = spec.stdio[index]
+        pair = (case.stdin, case.expected)
+    elif spec.kind == "call" and index < len(spec.calls):
+        call = spec.calls[index]
+        pair = (f"{spec.fn_name}({', '.join(map(repr, call.args))})", repr(call.expected))
+    elif spec.kind == "assert" and index < len(spec.asserts):
+        pair = ("", spec.asserts[index])
+    else:
+        pair = ("", "")
+    return pair[0][:CASE_HEAD], pair[1][:CASE_HEAD]
+
+
+def _test_entry(t, spec: Optional[TestSpec]) -> dict[str, Any]:
+    entry = {"index": t.index, "verdict": t.verdict.value, "execution_time": t.execution_time,
+             "cpu_time": t.cpu_time, "return_code": t.return_code}
+    if t.harness_isolation:
+        entry["harness_isolation"] = t.harness_isolation
+    if t.verdict != Verdict.accepted:  # what a reader needs to see why: kept for failed tests only
+        entry.update(stdout=t.stdout, stderr=t.stderr)
+        if spec is not None:
+            entry["input"], entry["expected"] = case_text(spec, t.index)
+    return entry
+
+
+def result_row(sample: Sample, judgement: Judgement, elapsed: float, attempts: int, *,
+               spec: Optional[TestSpec] = None, program: Optional[str] = None,
+               prompt: Optional[str] = None) -> dict[str, Any]:
+    """The results-jsonl line of one scored sample.
+
+    Besides the verdict and counts it keeps what ``judgebox report`` shows: ``prompt`` (the problem's
+    prompt), ``program`` (the code that was judged, after extraction), and for each failed test its
+    ``stdout``/``stderr`` heads and tails (2,000 characters) with its ``input`` and ``expected`` output
+    (:func:`case_text`). Accepted tests keep only their verdict, times and exit status.
+    """
+    row = {
         "task_id": sample.task_id, "sample_id": sample.sample_id, "completion_sha256": sample.digest,
         "verdict": judgement.verdict.value, "passed": judgement.passed,
         "n_passed": judgement.n_passed, "n_total": judgement.n_total, "pass_rate": judgement.pass_rate,
-        "tests": [{"index": t.index, "verdict": t.verdict.value, "execution_time": t.execution_time,
-                   "cpu_time": t.cpu_time, "return_code": t.return_code} for t in judgement.tests],
+        "tests": [_test_entry(t, spec) for t in judgement.tests],
         "message": judgement.message, "elapsed_s": round(elapsed, 4), "attempts": attempts,
     }
+    if spec is not None:
+        row["language"] = spec.language
+    if program is not None:
+        row["program"] = program
+    if prompt is not None:
+        row["prompt"] = prompt
+    return row
 
 
 class Evaluation:
@@ -185,7 +234,7 @@ class Evaluation:
         start = time.perf_counter()
         if problem.spec is None:
             judgement = Judgement(verdict=Verdict.test_data_error, message=problem.data_error or "")
-            return result_row(sample, judgement, time.perf_counter() - start, 0)
+            return result_row(sample, judgement, time.perf_counter() - start, 0, prompt=problem.prompt)
         spec, code = problem.candidate(sample.completion, sanitize=self.sanitize)
         attempts = 0
 
@@ -200,7 +249,8 @@ class Evaluation:
             retry=retry_if_result(lambda j: j.verdict == Verdict.infra_error),
             retry_error_callback=lambda state: state.outcome.result())
         judgement = await retrying(once)
-        return result_row(sample, judgement, time.perf_counter() - start, attempts)
+        return result_row(sample, judgement, time.perf_counter() - start, attempts, spec=spec, program=code,
+                          prompt=problem.prompt)
 
     def plan(self, samples: list[Sample]) -> tuple[dict[tuple[str, int], dict[str, Any]], list[Sample]]:
         """What a run of ``samples`` would do: ``(results already in the file, samples to score)``.

@@ -18,7 +18,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 log = logging.getLogger("judgebox.reward")
 
@@ -31,18 +31,23 @@ class ResultsFile:
     older lines of a key were dropped (``duplicates``), and the line number of a torn last line that
     was dropped (``torn``, or ``None``)."""
 
-    records: dict[Key, dict[str, Any]] = field(default_factory=dict)
+    records: dict[Any, dict[str, Any]] = field(default_factory=dict)
     duplicates: int = 0
     torn: int | None = None
+    size: int = 0  #: bytes read
+    tail: int = 0  #: bytes after the last newline (a torn line, or a record whose newline was cut)
 
 
-def read_results(path: Path) -> ResultsFile:
-    """Read ``path`` by the rule of the module docstring (a missing file is empty).
+def scan_jsonl(path: Path, key: Callable[[dict], Any] = lambda row: (row["task_id"], row["sample_id"]),
+               what: str = "result record", torn_note: str = "the records before it are read") -> ResultsFile:
+    """Parse ``path`` by the rule of the module docstring without changing it: ``records`` keyed by
+    ``key(row)`` (newest wins), ``torn`` the line number of a torn last line (skipped, with a
+    warning naming ``file:line`` and ending with ``torn_note``). A missing file is empty.
 
     Raises:
-        ValueError: a line other than a torn last one is not a JSON record with ``task_id`` and
-            ``sample_id``, or the file has content and no complete record; the message names
-            ``file:line``.
+        ValueError: a line other than a torn last one is not a JSON object that ``key`` accepts
+            (``what`` names the record expected), or the file has content and no complete record;
+            the message names ``file:line``.
     """
     path = Path(path)
     if not path.exists():
@@ -57,25 +62,44 @@ def read_results(path: Path) -> ResultsFile:
         torn = number - 1 == last
         try:
             row = json.loads(raw)
-            key = (row["task_id"], row["sample_id"])
+            if not isinstance(row, dict):
+                raise TypeError(f"a JSON {type(row).__name__}, not an object")
+            row_key = key(row)
         except (ValueError, KeyError, TypeError) as exc:
             if torn:
                 found.torn = number
                 continue
-            raise ValueError(f"{path}:{number}: not a result record ({type(exc).__name__}: {exc}); fix or "
+            raise ValueError(f"{path}:{number}: not a {what} ({type(exc).__name__}: {exc}); fix or "
                              "remove that line (only a torn last line is dropped by itself)") from None
-        if key in found.records:
+        if row_key in found.records:
             found.duplicates += 1
-        found.records[key] = row
+        found.records[row_key] = row
     if found.torn is not None:
         if not found.records:
             raise ValueError(f"{path}:{found.torn}: the only line is torn (cut by a kill) and no record is "
                              "complete; remove the file to start again")
+        log.warning("%s:%d: a torn last line (cut by a kill) was dropped; %s", path, found.torn, torn_note)
+    found.size = len(data)
+    found.tail = len(lines[-1])
+    return found
+
+
+def read_results(path: Path) -> ResultsFile:
+    """Read ``path`` by the rule of the module docstring (a missing file is empty) for a run that
+    appends to it: a torn last line is also truncated away, and a last record whose newline was cut
+    gets one.
+
+    Raises:
+        ValueError: a line other than a torn last one is not a JSON record with ``task_id`` and
+            ``sample_id``, or the file has content and no complete record; the message names
+            ``file:line``.
+    """
+    path = Path(path)
+    found = scan_jsonl(path, torn_note="its sample is scored again")
+    if found.torn is not None:
         with open(path, "r+b") as fh:
-            fh.truncate(len(data) - len(lines[-1]))
-        log.warning("%s:%d: a torn last line (cut by a kill) was dropped; its sample is scored again",
-                    path, found.torn)
-    elif lines[-1].strip():  # a complete record whose newline was cut: give it one
+            fh.truncate(found.size - found.tail)
+    elif found.tail:  # a complete record whose newline was cut: give it one
         with open(path, "ab") as fh:
             fh.write(b"\n")
     return found

@@ -2,14 +2,15 @@
 # Install everything judgebox's tests use on a fresh Debian 12 machine (run as root):
 # language toolchains, nginx (the gateway in client tests), Docker engine + debootstrap (container
 # tests), libseccomp2 (the sandbox's syscall filter) and util-linux (setpriv, for the fail-closed
-# test), libssl-dev (C++ programs that use OpenSSL, as MultiPL-E/SandboxFusion link them), the Debian
+# test), libssl-dev (C++ programs that use OpenSSL, as MultiPL-E/SandboxFusion link them), chromium
+# (the headless browser the report tests open `judgebox report` pages in, through Playwright), the Debian
 # packages of the `default` program runtime (Go's testify, JUnit 4, Hamcrest, javatuples), judgebox
 # itself with its test extras, and then the `default` program runtime (the libraries programs may
 # import; built once into $JUDGEBOX_CACHE/runtimes, default /var/cache/judgebox, outside the clone).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for pkg in g++ default-jdk-headless libjavatuples-java junit4 libhamcrest-java golang-github-stretchr-testify-dev nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev; do
+for pkg in g++ default-jdk-headless libjavatuples-java junit4 libhamcrest-java golang-github-stretchr-testify-dev nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v rustc >/dev/null 2>&1 || need+=(rustc)

@@ -21,7 +21,7 @@ venv=$(bash scripts/agent-env.sh)
 export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-${JUDGEBOX_CACHE:-/var/cache/judgebox}/inductor}
 tier=()
 if [ "$fast" = 1 ]; then
-  tier=(-m "not (server or slow or integration or data or docker or gpu)")
+  tier=(-m "not (server or slow or integration or data or docker or gpu or browser)")
 fi
 docker_before=0
 if [ "$fast" = 0 ] && docker info >/dev/null 2>&1; then docker_before=1; fi

@@ -37,6 +37,7 @@ PUBLIC = {
     "judgebox.agent.parsers": ["PARSER_METRICS", "ParsedToolCall", "ParsedTurn", "Segment", "ToolCallParser",
                                "get_parser", "parser_names", "register_parser"],
     "judgebox.agent.backends": ["Backend", "EngineInfo", "GenerationResult", "HFBackend", "OpenAIBackend", "VLLMBackend"],
+    "judgebox.report": ["Records", "build_page", "read_records", "read_summary", "write_report"],
     "judgebox.integrations.verl": ["JudgeboxToolAgentLoop", "VerlToolAdapter", "check_correctness", "compute_score"],
     "judgebox.integrations.trl": ["CodeInterpreterEnv", "WORKER_EXTENSION", "code_interpreter_tool", "code_reward",
                                   "make_code_reward", "make_environment_factory", "make_rollout_func",

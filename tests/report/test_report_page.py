@@ -1,0 +1,85 @@
+"""``judgebox report`` pages of real ``judgebox eval`` runs, opened in headless Chromium: the overview's
+counts are the summary's, a failed test shows its expected vs actual diff, an infrastructure error is
+labelled as such (never as a wrong answer), record text that tries to close the script element
+renders as text, and the page fetches nothing. A screenshot of each page lands in the test's folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judgebox.cli import main
+from tests.fixtures import DATA as OWN_ROWS
+from tests.report.browser import go, opened
+from tests.reward.test_eval import ONE_ATTEMPT, broken_sandbox
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+HOSTILE = "</script><script>window.pwned=1</script>"
+SAMPLES = [  # APPS row 101: print a // b, or -1 when b is 0
+    "```python\nt=int(input())\nfor _ in range(t):\n    a,b=map(int,input().split())\n    print(a//b if b else 0)\n```",
+    f"```python\nprint({HOSTILE!r})\n```",
+    "t=int(input())\nfor _ in range(t):\n    a,b=map(int,input().split())\n    print(a//b if b else -1)\n",
+]
+
+
+def eval_run(tmp_path: Path, *extra: str, code: int = 0) -> tuple[Path, dict, Path]:
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": "101", "completion": c}) + "\n" for c in SAMPLES))
+    results, summary, html = tmp_path / "r.jsonl", tmp_path / "s.json", tmp_path / "eval.html"
+    assert main(["eval", str(OWN_ROWS / "apps.jsonl"), "--format", "apps", "--samples", str(samples),
+                 "--allow-partial", "--no-progress", "--results", str(results), "--summary", str(summary),
+                 "--html", str(html), *extra]) == code
+    return results, json.loads(summary.read_text()), html
+
+
+def cells(page, selector: str, attribute: str) -> dict[str, str]:
+    return page.eval_on_selector_all(selector, f"""rows => Object.fromEntries(rows.map(r =>
+        [r.getAttribute("{attribute}"), r.querySelector("td.count, td:nth-child(2)").textContent]))""")
+
+
+def test_eval_report_counts_are_the_summary_and_a_failed_test_shows_its_diff(tmp_path):
+    results, summary, html = eval_run(tmp_path)
+    assert summary["verdicts"] == {"wrong_answer": 2, "accepted": 1}
+    with opened(html) as page:
+        assert cells(page, "#verdicts tr[data-verdict]", "data-verdict") == {k: str(v) for k, v in summary["verdicts"].items()}
+        assert page.inner_text("#passk tr[data-k='pass@1'] td:nth-child(2)") == f"{summary['pass_at_k']['pass@1']:.4f}"
+        fields = page.eval_on_selector_all("#summary-fields tr[data-field]", "rows => rows.map(r => r.dataset.field)")
+        assert set(fields) == set(summary) - {"problems", "pass_at_k"}  # every field the summary carries
+        assert page.inner_text("[data-card=samples] .v") == "3"
+        page.screenshot(path=str(tmp_path / "overview.png"))
+        go(page, "p/0", "#problem .sample")
+        first = page.locator("#problem .sample[data-sample='0']")
+        assert first.locator(".diff .d-del").all_inner_texts() == ["- -1"]
+        assert first.locator(".diff .d-add").all_inner_texts() == ["+ 0"]
+        assert "print(a//b if b else 0)" in first.locator("pre.program").inner_text()
+        hostile = page.locator("#problem .sample[data-sample='1']")
+        assert HOSTILE in hostile.locator("pre.program").inner_text()
+        assert HOSTILE in hostile.locator(".failed-test .d-add").first.inner_text()  # its stdout, as text
+        assert page.evaluate("typeof window.pwned") == "undefined"
+        page.screenshot(path=str(tmp_path / "problem.png"), full_page=True)
+    assert (tmp_path / "problem.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the same page from `judgebox report` with the summary file, checked against the records
+    main(["report", str(results), "--summary", str(tmp_path / "s.json"), "--out", str(tmp_path / "again.html")])
+    with opened(tmp_path / "again.html") as page:
+        assert cells(page, "#verdicts tr[data-verdict]", "data-verdict") == {k: str(v) for k, v in summary["verdicts"].items()}
+
+
+def test_infrastructure_errors_are_labelled_and_kept_apart_from_wrong_answers(tmp_path, monkeypatch):
+    for key, value in ONE_ATTEMPT.items():
+        monkeypatch.setenv(key, value)
+    with broken_sandbox() as url:  # every run answers HTTP 502: exit status 2, the report still written
+        eval_run(tmp_path, "--sandbox-url", url, "--retries", "0", code=2)
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["verdicts"] == {"infra_error": 3} and summary["unscorable_reasons"] == {"infrastructure": 3}
+    with opened(tmp_path / "eval.html") as page:
+        assert cells(page, "#verdicts tr[data-verdict]", "data-verdict") == {"infra_error": "3"}
+        assert "infrastructure error: not a wrong answer" in page.inner_text("#verdicts tr[data-verdict=infra_error]")
+        assert page.inner_text("[data-card=unscorable] .v") == "3"
+        assert cells(page, "#unscorable tr[data-verdict]", "data-verdict") == {"infra_error": "3"}
+        go(page, "p/0", "#problem .sample")
+        labels = page.locator("#problem .sample .infra-label").all_inner_texts()
+        assert len(labels) == 3 and all(t.startswith("infrastructure error: not a wrong answer") for t in labels)
+        page.screenshot(path=str(tmp_path / "infra.png"))
