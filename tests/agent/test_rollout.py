@@ -7,6 +7,7 @@ answer), and the CLI end to end with the transformers backend (plain sampling, `
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,13 @@ def test_cli_rollout_plain_sampling_is_offline_pass_at_k(tmp_path, tiny_model, c
     code = main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
                  "--backend", "hf", "--n", "2", "--tools", "none", "--no-progress",
                  "--sampling-params", '{"temperature": 1.0, "seed": 0}', "--config", '{"max_tokens_per_turn": 6}',
-                 "--out", str(out), "--summary", str(summary)])
+                 "--out", str(out), "--summary", str(summary), "--html", str(tmp_path / "r.html")])
     assert code == 0
     data = json.loads(summary.read_text())
+    assert data["model"] == str(tiny_model)
+    page = (tmp_path / "r.html").read_text()  # the report, with the token view from the model's tokenizer
+    assert '<script type="application/octet-stream" id="d-vocab">' in page
+    assert len(re.findall(r'id="c[0-9]+"', page)) == 2  # one compressed block per problem
     for key in ("pass_at_k", "verdicts", "excluded", "n_samples", "problems", "stop_reasons",
                 "tool_calls_per_trajectory", "parse_errors", "tool_errors", "tool_timeouts"):
         assert key in data

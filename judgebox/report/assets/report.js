@@ -191,11 +191,13 @@
   }
 
   function renderTokens(s) {
-    const box = el("div", { class: "tokens" }), dec = new TextDecoder("utf-8");
+    // one streaming decoder over prompt then response: a character split over two tokens shows once
+    const box = el("div", { class: "token-view" }), dec = new TextDecoder("utf-8");
     const shade = document.getElementById("shade") && document.getElementById("shade").checked;
     const piece = (id) => { const str = VOCAB[String(id)]; const b = new Uint8Array(str === undefined ? 0 : str.length); for (let i = 0; i < b.length; i++) b[i] = str.charCodeAt(i); return b; };
-    const frag = document.createDocumentFragment();
-    for (const id of s.prompt_ids || []) frag.append(el("span", { class: "tok q", text: dec.decode(piece(id), { stream: true }) }));
+    const prompt = el("div", { class: "tokens prompt-tokens" });
+    for (const id of s.prompt_ids || []) prompt.append(el("span", { class: "tok q", text: dec.decode(piece(id), { stream: true }) }));
+    const response = el("div", { class: "tokens response-tokens" }), frag = document.createDocumentFragment();
     (s.response_ids || []).forEach((id, k) => {
       const policy = s.response_mask[k] === 1;
       const span = el("span", { class: "tok " + (policy ? "p" : "o"), text: dec.decode(piece(id), { stream: true }) });
@@ -203,7 +205,8 @@
       if (s.logprobs) span.title = `id ${id}  logprob ${s.logprobs[k]}`;
       frag.append(span);
     });
-    box.append(frag);
+    response.append(frag);
+    box.append(el("details", { class: "prompt" }, el("summary", { text: `prompt: ${(s.prompt_ids || []).length} tokens (open)` }), prompt), response);
     return box;
   }
 
@@ -220,7 +223,7 @@
       root.append(el("h3", { text: "Token stream" }));
       if (HEAD.tokens) {
         const shade = el("input", { type: "checkbox", id: "shade", disabled: s.logprobs ? null : "disabled" });
-        shade.addEventListener("change", () => root.querySelector(".tokens").replaceWith(renderTokens(s)));
+        shade.addEventListener("change", () => root.querySelector(".token-view").replaceWith(renderTokens(s)));
         root.append(el("div", { class: "legend" }, el("span", { class: "tok q", text: "prompt" }), el("span", { class: "tok p", text: "policy (response_mask 1)" }),
           el("span", { class: "tok o", text: "observation (response_mask 0)" }), el("label", {}, shade, s.logprobs ? " shade policy tokens by logprob (redder = less likely)" : " no logprobs recorded")),
           el("p", { class: "muted", text: `token texts: the tokenizer of ${HEAD.tokens}` }));
