@@ -239,6 +239,7 @@ def _eval(args: argparse.Namespace) -> int:
     for flag, out in (("--summary", args.summary), ("--chart", args.chart), ("--html", args.html)):
         if out:
             writable(flag, out)
+    _html_apart(args.html, results, args.summary, args.chart, args.samples)
     sanitize = args.sanitize if args.sanitize is not None else bool(manifest and manifest.sanitize)
     if sanitize:
         check_sanitizable(problems)
@@ -267,10 +268,19 @@ def _eval(args: argparse.Namespace) -> int:
     return _infra_exit(summary, "samples hit infrastructure errors after retries", "score them")
 
 
+def _html_apart(html: Optional[str], *others: Optional[object]) -> None:
+    """``--html`` must not name a file the run reads or writes (it would overwrite it)."""
+    if html and any(o and Path(str(o)).resolve() == Path(html).resolve() for o in others):
+        raise UsageError(f"--html {html}: that is also an input or output of this run; give another path")
+
+
 def _html(out: Optional[str], records: Path, summary, tokenizer: Optional[str] = None) -> None:
     """``--html``: the report page of a finished run (the summary in memory)."""
     if out:
         from judgebox.report import write_report
+
+        if Path(out).exists() and Path(out).resolve() == Path(records).resolve():
+            raise UsageError(f"--html {out}: that is the results file of this run; give another path")
 
         write_report(records, Path(out), summary=summary.model_dump(mode="json"), tokenizer=tokenizer)
         print(f"report: {out}")
@@ -362,6 +372,7 @@ def _rollout(args: argparse.Namespace) -> int:
     for flag, path in (("--summary", args.summary), ("--html", args.html)):
         if path:
             writable(flag, path)
+    _html_apart(args.html, out, args.summary)
     if args.backend == "openai" and not args.base_url:
         raise UsageError("--backend openai needs --base-url URL (repeatable)")
     for flag, value in (("--model", args.model), ("--tokenizer", args.tokenizer)):

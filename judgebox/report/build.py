@@ -17,6 +17,7 @@ import datetime as _dt
 import difflib
 import gzip
 import json
+import math
 import statistics
 from collections import Counter, defaultdict
 from importlib import resources
@@ -32,9 +33,23 @@ UNSCORED = (Verdict.infra_error.value, Verdict.test_data_error.value)
 DIFF_LINES = 400
 
 
+def _finite(obj: Any) -> Any:
+    """``obj`` with every NaN or infinite float as the string ``"NaN"``, ``"Infinity"`` or
+    ``"-Infinity"`` (JSON has no such numbers; the browser's JSON parser refuses them)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "NaN" if obj != obj else ("Infinity" if obj > 0 else "-Infinity")
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
 def _pack(obj: Any) -> str:
-    """base64 of the gzip of ``obj`` as compact JSON."""
-    raw = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+    """base64 of the gzip of ``obj`` as compact JSON (non-finite floats as strings, lone surrogates
+    replaced)."""
+    raw = json.dumps(_finite(obj), separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
+        "utf-8", "replace")
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
 
@@ -105,7 +120,8 @@ def _sample(row: dict, kind: str, index: int) -> dict:
                  final=final, rounds=_tool_rounds(messages), messages=messages,
                  prompt_ids=row.get("prompt_ids"), response_ids=row.get("response_ids"),
                  response_mask=row.get("response_mask"),
-                 logprobs=[round(x, 3) for x in row["response_logprobs"]] if row.get("response_logprobs") else None,
+                 logprobs=[round(x, 3) if isinstance(x, (int, float)) and math.isfinite(x) else None
+                           for x in row["response_logprobs"]] if row.get("response_logprobs") else None,
                  metrics=row.get("metrics") or {})
     elif kind == "verl":
         s.update(reward=row.get("score"), step=row.get("step"), final=row.get("output"), output=row.get("output"),
@@ -320,6 +336,10 @@ def write_report(path: Path, out: Path, *, summary_path: Optional[Path] = None, 
     """
     from judgebox.report.tokens import load_tokenizer
 
+    inputs = [Path(p) for p in (path, summary_path, compare_path) if p is not None]
+    if Path(out).exists() and any(Path(out).resolve() == p.resolve() for p in inputs if p.exists()):
+        raise ValueError(f"--out {out}: that is an input of this report ({Path(out).resolve()}); the report never "
+                         "overwrites what it reads: give another --out path")
     records = read_records(path)
     if summary_path is not None:
         summary = read_summary(summary_path, records)

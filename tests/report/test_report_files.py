@@ -6,8 +6,11 @@ two runs (regressions first)."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -111,3 +114,26 @@ def test_compare_puts_regressions_first_largest_drop_first(tmp_path):
     assert [(r["task_id"], r["change"], r["delta"]) for r in rows] == [
         ("B", "regression", -1.0), ("A", "regression", -0.5), ("C", "improvement", 1.0),
         ("D", "improvement", 0.5), ("E", "only_here", None), ("F", "only_other", None)]
+
+
+def test_the_report_never_overwrites_a_file_it_reads(tmp_path, capsys):
+    results = lines(tmp_path / "r.jsonl", EVAL)
+    before = results.read_bytes()
+    for argv in (["report", str(results), "--out", str(results)],
+                 ["eval", "humaneval", "--samples", "gold", "--results", str(results), "--html", str(results)]):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 1
+    err = capsys.readouterr().err
+    assert "the report never overwrites what it reads" in err and "--html" in err
+    assert results.read_bytes() == before
+
+
+def test_non_finite_numbers_and_null_logprobs_still_make_a_page(tmp_path):
+    from judgebox.report.build import build_page
+
+    row = {**ROLLOUT, "reward_score": float("nan"), "elapsed_s": float("inf"), "response_logprobs": [None, float("-inf")]}
+    page = build_page(read_records(lines(tmp_path / "r.jsonl", json.dumps(row))))
+    block = re.search(r'id="c0">([^<]+)<', page).group(1)
+    sample = json.loads(gzip.decompress(base64.b64decode(block)))["samples"][0]  # strict JSON: the browser's parser
+    assert (sample["reward"], sample["elapsed_s"], sample["logprobs"]) == ("NaN", "Infinity", [None, None])
