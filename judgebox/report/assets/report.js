@@ -73,8 +73,10 @@
       root.append(el("h2", { text: "pass@k" }));
       const rows = Object.entries(s.pass_at_k).map(([k, v]) => el("tr", { "data-k": k }, el("td", { text: k }), el("td", { class: "num", text: fmt(v) }),
         el("td", { class: "num", text: s.pass_at_k_attempted && s.pass_at_k_attempted[k] !== undefined ? fmt(s.pass_at_k_attempted[k]) : "" })));
-      for (const [k, why] of Object.entries(s.pass_at_k_omitted || {})) rows.push(el("tr", { "data-k": k }, el("td", { text: k }), el("td", { text: "not reported" }), el("td", { text: why })));
-      root.append(table(["k", { label: "whole benchmark", num: 1 }, { label: "attempted problems only", num: 1 }], rows, { id: "passk" }));
+      for (const [k, why] of Object.entries(s.pass_at_k_omitted || {})) rows.push(el("tr", { "data-k": k }, el("td", { text: k }), el("td", { text: "not reported: " + why, colspan: 2 })));
+      // without the run's summary the page knows only the problems in the file, not the benchmark's
+      const whole = o.source.startsWith("the summary") ? "whole benchmark" : "problems in this file (no --summary)";
+      root.append(table(["k", { label: whole, num: 1 }, { label: "attempted problems only", num: 1 }], rows, { id: "passk" }));
     }
     root.append(el("h2", { text: "Verdicts" }));
     const total = o.n_records;
