@@ -279,9 +279,6 @@ def _html(out: Optional[str], records: Path, summary, tokenizer: Optional[str] =
     if out:
         from judgebox.report import write_report
 
-        if Path(out).exists() and Path(out).resolve() == Path(records).resolve():
-            raise UsageError(f"--html {out}: that is the results file of this run; give another path")
-
         write_report(records, Path(out), summary=summary.model_dump(mode="json"), tokenizer=tokenizer)
         print(f"report: {out}")
 
