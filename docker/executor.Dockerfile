@@ -17,6 +17,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless nodejs npm golang-go rustc \
       golang-github-stretchr-testify-dev junit4 libhamcrest-java libjavatuples-java \
+      ruby php-cli perl libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 
 # Programs run as this unprivileged user; the server (root in the container, no extra capabilities)

@@ -24,7 +24,15 @@ from .config import SandboxSettings
 from .errors import SandboxRequestError
 from .isolation.disk import scratch_path
 from .isolation.unit import Isolation, RunIsolation
-from .languages import GO_LIBRARIES, RECIPES, Recipe, installed_languages, toolchain_env, toolchain_version
+from .languages import (
+    GO_LIBRARIES,
+    RECIPES,
+    Recipe,
+    install_hint,
+    installed_languages,
+    toolchain_env,
+    toolchain_version,
+)
 from .limits import RunLimits
 from .models import (
     CommandRunResult,
@@ -159,7 +167,7 @@ class Executor:
             return (f"language {language!r} is not installed on this sandbox: its interpreter "
                     f"{self.settings.python} cannot import {recipe.module}; build the program runtime with "
                     f"`{BUILD_COMMAND.format(name='default')}` (or give an interpreter that has it); {installed}")
-        return f"language {language!r} is not installed on this sandbox; {installed}"
+        return f"language {language!r} is not installed on this sandbox: {install_hint(language)}; {installed}"
 
     @contextlib.contextmanager
     def workdir(self, files: dict[str, bytes], iso: RunIsolation) -> Iterator[str]:
@@ -325,7 +333,7 @@ class Executor:
             return RunTestsResponse(status=RunStatus.SandboxError, message=missing, executor_pod_name=pod), {}
         recipe = RECIPES[request.language]
         python = self.settings.python
-        files = {recipe.source_name(request.code): request.code.encode(), **decode_files(request.files)}
+        files = {recipe.source_name(request.code): recipe.text(request.code).encode(), **decode_files(request.files)}
         with self.isolation.for_run(self.root, self.memory_MB(request.memory_limit_MB),
                                     request.disk_limit_MB) as iso, \
                 self.workdir(files, iso) as workdir:

@@ -38,6 +38,14 @@ DEFAULT_CPP_STD = "gnu++20"
 CPP_STD = re.compile(r"(?:c|gnu)\+\+(?:98|03|0x|11|1y|14|1z|17|2a|20|2b|23|2c|26)\Z")
 
 
+def php_text(code: str) -> str:
+    """PHP source that starts with the ``<?php`` open tag: ``code`` without leading white space,
+    the tag added when missing (SandboxFusion's ``ensure_php_tag_in_string``); without it ``php``
+    would print the code instead of running it."""
+    code = code.lstrip()
+    return code if code.startswith("<?php") else "<?php\n" + code
+
+
 def check_cpp_std(value: Optional[str]) -> Optional[str]:
     """``value`` if it is ``None`` or a ``g++ -std=`` value of :data:`CPP_STD`.
 
@@ -152,6 +160,8 @@ class Recipe:
         outputs: what the compile step writes, relative to the working folder, kept in the compile
             cache (:mod:`judgebox.sandbox.speedups.compile_cache`): fixed names, or ``"**/*.ext"`` for every file
             with that suffix; empty: the compile is not cached.
+        text: function ``code -> the source file's text`` (default: the code as given; PHP adds
+            the ``<?php`` open tag a program lacks, as SandboxFusion's PHP runner does).
     """
 
     name: str
@@ -164,6 +174,7 @@ class Recipe:
     module: Optional[str] = None
     entry: Optional[Callable[[str], str]] = None
     outputs: tuple[str, ...] = ()
+    text: Callable[[str], str] = lambda code: code
 
     def argv(self, template: tuple[str, ...], code: str, python: str, cpp_std: Optional[str] = None) -> list[str]:
         """Expand a command template for ``code`` (see module docstring for placeholders); ``cpp_std``
@@ -205,8 +216,63 @@ RECIPES: dict[str, Recipe] = {
         Recipe("bash", "main.sh", ("bash", "main.sh"), version=("bash", "--version")),
         Recipe("rust", "main.rs", ("./main",), compile=("rustc", "-O", "-C", "overflow-checks=on", "--edition", "2021", "-o", "main", "main.rs"),
                version=("rustc", "--version"), outputs=("main",)),
+        Recipe("ruby", "main.rb", ("ruby", "main.rb"), version=("ruby", "--version")),
+        Recipe("php", "main.php", ("php", "-f", "main.php"), version=("php", "--version"), text=php_text),
+        Recipe("perl", "main.pl", ("perl", "main.pl"), version=("perl", "-e", "print qq(perl $^V\\n)")),
+        Recipe("lua", "main.lua", ("lua", "main.lua"), version=("lua", "-v")),
+        Recipe("R", "main.R", ("Rscript", "main.R"), version=("Rscript", "--version")),
+        Recipe("racket", "main.rkt", ("racket", "main.rkt"), version=("racket", "--version")),
+        Recipe("D_ut", "main.d", ("./main",), compile=("gdc", "-funittest", "-O", "-o", "main", "main.d"),
+               version=("gdc", "--version"), outputs=("main",)),
     )
 }
+
+
+#: language -> the Debian 12 packages of its toolchain (what ``scripts/install.sh`` installs).
+PACKAGES: dict[str, str] = {
+    "python": "python3", "pytest": "python3-pytest, or the program runtime (`judgebox runtime build`)",
+    "cpp": "g++ libssl-dev", "java": "default-jdk-headless libjavatuples-java junit4 libhamcrest-java",
+    "nodejs": "nodejs", "go": "golang-go", "go_test": "golang-go golang-github-stretchr-testify-dev",
+    "bash": "bash", "rust": "rustc", "ruby": "ruby", "php": "php-cli", "perl": "perl libtest-deep-perl",
+    "lua": "lua5.4 lua-unit", "R": "r-base-core", "racket": "racket", "D_ut": "gdc",
+}
+#: SandboxFusion languages judgebox has no recipe for -> why.
+NO_RECIPE: dict[str, str] = {
+    **dict.fromkeys(("swift", "julia", "lean"), "its toolchain has no Debian 12 package"),
+    "csharp": "SandboxFusion runs it with dotnet, which Debian 12 does not package",
+    "typescript": "SandboxFusion runs it with tsx (npm); not added yet",
+    **dict.fromkeys(("scala", "kotlin_script", "verilog", "junit", "jest", "sql", "python2", "gtest", "react"),
+                    "not added yet"),
+    **dict.fromkeys(("cuda", "python_gpu"), "it needs a GPU"),
+}
+#: Other spellings of language names -> the name (``c++`` -> ``cpp``): suggested for a misspelt one.
+SPELLINGS = {"c++": "cpp", "js": "nodejs", "javascript": "nodejs", "node": "nodejs", "py": "python",
+             "python3": "python", "rb": "ruby", "golang": "go", "rs": "rust", "sh": "bash", "d": "D_ut",
+             "dlang": "D_ut", "r": "R", "rkt": "racket", "pl": "perl", "ts": "typescript", "cs": "csharp",
+             "c#": "csharp", "kotlin": "kotlin_script", "jl": "julia"}
+
+
+def install_hint(language: str) -> str:
+    """How to make ``language`` runnable here: its Debian packages (:data:`PACKAGES`), or why
+    judgebox has no recipe for it (:data:`NO_RECIPE`)."""
+    if language in PACKAGES:
+        return f"install its toolchain (Debian 12: apt-get install {PACKAGES[language]}; scripts/install.sh installs all)"
+    return f"judgebox has no recipe for it ({NO_RECIPE.get(language, 'not a language judgebox knows')})"
+
+
+def closest_language(name: str, names: "list[str] | tuple[str, ...]") -> Optional[str]:
+    """The language ``name`` most likely means, of ``names``: its other spelling (:data:`SPELLINGS`),
+    the same name in another case, else the closest by :func:`difflib.get_close_matches`; ``None``."""
+    import difflib
+
+    lower = {n.lower(): n for n in names}
+    key = name.strip().lower()
+    if SPELLINGS.get(key) in names:
+        return SPELLINGS[key]
+    if key in lower:
+        return lower[key]
+    match = difflib.get_close_matches(key, list(lower), n=1, cutoff=0.6)
+    return lower[match[0]] if match else None
 
 
 #: Variables a toolchain needs from the server's environment: (name, default when unset or ``None``).

@@ -18,10 +18,10 @@ import posixpath
 from enum import Enum
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from .isolation.disk import SCRATCH_MOUNTS
-from .languages import check_cpp_std
+from .languages import check_cpp_std, closest_language, installed_languages
 
 #: A ``g++ -std=`` value (``c++17``, ``gnu++20``, ...) or ``None`` for the default.
 CppStd = Annotated[Optional[str], AfterValidator(check_cpp_std)]
@@ -34,7 +34,29 @@ SANDBOX_FUSION_LANGUAGES = (
     "pytest", "junit", "kotlin_script", "jest", "verilog", "python_gpu", "lean", "swift", "racket",
     "gtest", "react",
 )
-Language = Literal[SANDBOX_FUSION_LANGUAGES]  # type: ignore[valid-type]
+
+
+def check_language(value: Any) -> Any:
+    """``value`` unless it is a string that is not one of :data:`SANDBOX_FUSION_LANGUAGES`.
+
+    Raises:
+        ValueError: naming the closest language (``pyhton`` -> ``python``, ``c++`` -> ``cpp``), the
+            languages installed here first, then the other SandboxFusion names.
+    """
+    if isinstance(value, str) and value not in SANDBOX_FUSION_LANGUAGES:
+        import sys
+
+        installed = installed_languages(sys.executable)
+        close = closest_language(value, SANDBOX_FUSION_LANGUAGES)
+        others = [n for n in SANDBOX_FUSION_LANGUAGES if n not in installed]
+        raise ValueError(f"{value!r} is not a language name{f'; did you mean {close!r}?' if close else ';'} "
+                         f"installed here: {', '.join(installed)}; other SandboxFusion names (not installed "
+                         f"here): {', '.join(others)}")
+    return value
+
+
+#: A SandboxFusion language name; another string is a 422 that suggests the closest name.
+Language = Annotated[Literal[SANDBOX_FUSION_LANGUAGES], BeforeValidator(check_language)]  # type: ignore[valid-type]
 
 
 class CommandRunStatus(str, Enum):

@@ -23,6 +23,43 @@ class Task(Protocol):
     def extract(self, completion: str, policy: str = "last") -> str: ...
 
 
+#: sandbox language -> the prompt line that declares the function, where its last line does not
+#: (Perl's ``my (...) = @_;``) or its first parenthesis is not the parameter list (Racket).
+HEADERS = {"perl": re.compile(r"^\s*sub\s+[\w:]+"), "racket": re.compile(r"^\s*\(define\s+\(\s*[^\s()]+")}
+#: sandbox language -> the line, at column 0, that closes a restated function (kept with it). The
+#: stop tokens of these languages end a *continuation* at a blank line (``\n\n``); a restated
+#: function with a blank line in its body would be cut there.
+CLOSERS = {"ruby": re.compile(r"(?m)^end\b[^\n]*(\n|\Z)"), "lua": re.compile(r"(?m)^end\b[^\n]*(\n|\Z)"),
+           "perl": re.compile(r"(?m)^\}[^\n]*(\n|\Z)"), "php": re.compile(r"(?m)^\}[^\n]*(\n|\Z)"),
+           "R": re.compile(r"(?m)^\}[^\n]*(\n|\Z)"), "D_ut": re.compile(r"(?m)^\}[^\n]*(\n|\Z)")}
+
+
+def _header(prompt_lines: list[str], language: str) -> tuple[int, str, str]:
+    """(index of the prompt line that declares the function, the header to look for in an answer,
+    the function's name)."""
+    own = HEADERS.get(language)
+    for i in reversed(range(len(prompt_lines))) if own else ():
+        m = own.match(prompt_lines[i])
+        if m:
+            return i, m.group(0).strip(), re.split(r"[\s(]+", m.group(0).strip())[-1]
+    last = max((i for i, ln in enumerate(prompt_lines) if ln.strip()), default=0)
+    header = prompt_lines[last].strip() if prompt_lines else ""
+    header = header[: header.index("(") + 1] if "(" in header else header  # parameter names may differ
+    name = (re.findall(r"[\w$]+", re.sub(r"<-\s*function\s*\($", "", header).rsplit("(", 1)[0]) or [""])[-1]
+    return last, header, name
+
+
+def _body(code: str, body_start: int, language: str, stop_tokens: list[str]) -> str:
+    """The restated function's text after its header line: through its closing line where the
+    language has one (:data:`CLOSERS`), else up to the first stop token that starts a line."""
+    closer = CLOSERS.get(language)
+    m = closer.search(code, body_start) if closer else None
+    if m:
+        return code[body_start:m.end()]
+    cut = [t for t in stop_tokens if t.startswith("\n") and (t.strip() or not closer)]
+    return cut_at_stop_tokens(code[body_start:], cut)
+
+
 def cut_at_stop_tokens(text: str, stop_tokens: list[str]) -> str:
     """``text`` up to (not including) the earliest occurrence of any stop token (MultiPL-E rule)."""
     cut = min((i for i in (text.find(t) for t in stop_tokens if t) if i >= 0), default=len(text))
@@ -44,18 +81,15 @@ def multipl_candidate(problem: Task, completion: str) -> tuple[TestSpec, str]:
     completion continues the prompt and is cut at the first stop token.
     """
     lines = problem.prompt.splitlines(keepends=True)
-    last = max((i for i, ln in enumerate(lines) if ln.strip()), default=0)
-    header = lines[last].strip() if lines else ""
-    header = header[: header.index("(") + 1] if "(" in header else header  # parameter names may differ
+    last, header, name = _header(lines, problem.language)
     pattern = re.compile(r"\s*".join(map(re.escape, "".join(header.split()))))
-    name = (re.findall(r"[\w$]+", header.rsplit("(", 1)[0]) or [""])[-1]
     for policy in ("last", "first"):
         code = problem.extract(completion, policy)
         match = pattern.search(code) if header else None
         if match:
             body_start = code.find("\n", match.end())
             body_start = len(code) if body_start < 0 else body_start
-            body = cut_at_stop_tokens(code[body_start:], [t for t in problem.stop_tokens if t.startswith("\n")])
+            body = _body(code, body_start, problem.language, problem.stop_tokens)
             program = code[:body_start] + body
             later = definitions_after(problem.language, code[body_start + len(body):], name)
             header_at = match.start()

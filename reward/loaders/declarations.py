@@ -141,9 +141,17 @@ def _nodejs(preamble: str, program: str, header_at: int, tests: str, dropped: st
     return "".join(ln + "\n" for ln in added) + program
 
 
+def _d(preamble: str, program: str, header_at: int, tests: str, dropped: str) -> str:
+    # Importing a module twice is valid D; a module declaration stays first.
+    missing = [ln for ln in _lines(preamble, r"\s*import\s") if ln not in program]
+    module = re.match(r"\s*module\s[^;]*;[^\n]*\n?", program)
+    at = module.end() if module else 0
+    return program[:at] + "".join(ln + "\n" for ln in missing) + program[at:]
+
+
 #: sandbox language -> ``(prompt preamble, program, offset of the header in program, tests, dropped) -> program``.
 KEEPERS: dict[str, Callable[[str, str, int, str, str], str]] = {
-    "cpp": _cpp, "java": _java, "rust": _rust, "go_test": _go, "nodejs": _nodejs,
+    "cpp": _cpp, "java": _java, "rust": _rust, "go_test": _go, "nodejs": _nodejs, "D_ut": _d,
 }
 
 

@@ -20,6 +20,13 @@ DEFINITION = {
     "go_test": re.compile(r"(func\s+(?!main\b|Test)\w|func\s*\(|type\s)"),
     "nodejs": re.compile(r"((async\s+)?function\b|class\s|(const|let|var)\s+\w+\s*=\s*(async\s*)?(function\b|\([^)]*\)\s*=>|\w+\s*=>))"),
     "bash": re.compile(r"((function\s+)?[\w-]+\s*\(\s*\))"),
+    "ruby": re.compile(r"(def\s|class\s|module\s)"),
+    "lua": re.compile(r"((local\s+)?function\s)"),
+    "perl": re.compile(r"(sub\s|package\s)"),
+    "php": re.compile(r"(function\s|class\s)"),
+    "R": re.compile(r"([\w.]+\s*(<-|=)\s*function\b)"),
+    "racket": re.compile(r"(\(define\s)"),
+    "D_ut": re.compile(r"(struct\s|class\s|enum\s|alias\s|(?!void\s+main\b|unittest\b)[\w\[\]!().,\s]+?\s\w+\s*\([^;]*$)"),
 }
 
 
@@ -38,7 +45,7 @@ def definitions_after(language: str, rest: str, target: str) -> str:
         return ""
     chunks: list[list[str]] = []
     for line in rest.split("\n", 1)[1].splitlines():
-        if line[:1] not in ("", " ", "\t", "}", ")", "]"):
+        if line[:1] not in ("", " ", "\t", "{", "}", ")", "]") and not re.match(r"end\b", line):
             chunks.append([line])
         elif chunks:
             chunks[-1].append(line)

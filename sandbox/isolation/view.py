@@ -66,13 +66,15 @@ from .childsetup import HOSTNAME, MASKS
 #: Folders bound read-only from the host when they are real folders (links are copied as links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: What of ``/etc`` a view shows (copied when the view is built): the dynamic loader's cache, the
-#: ``alternatives`` links (``java``, ``c++``), name service basics, time zone, TLS roots, the JDK's
-#: and Python's configuration folders.
+#: ``alternatives`` links (``java``, ``c++``, ``php``, ``lua``, the BLAS that R loads), name service
+#: basics, time zone, TLS roots, and the configuration folders of the JDK, Python, R (``ldpaths``,
+#: ``Renviron``), PHP (``php.ini`` and its extensions' ``conf.d``), Perl, Racket and Mono.
 ETC_ENTRIES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group",
                "nsswitch.conf", "host.conf", "localtime", "timezone", "ssl", "ca-certificates",
                "ca-certificates.conf", "mime.types", "os-release", "debian_version", "protocols",
                "services", "gai.conf", "java-17-openjdk", "java-21-openjdk", "java-11-openjdk",
-               "python3", "python3.11", "python3.12", "python3.13", "fonts", "magic")
+               "python3", "python3.11", "python3.12", "python3.13", "fonts", "magic", "R", "php",
+               "perl", "racket", "mono")
 #: The view's ``/etc/hosts`` (never the host's: it names the host).
 HOSTS = f"127.0.0.1\tlocalhost\n127.0.1.1\t{HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n"
 #: What of the host's ``/sys`` a view shows, read-only, where the host has it: the CPU topology
@@ -103,6 +105,24 @@ PROC_MASKS: dict[str, Optional[str]] = {
 #: Bumped when the skeleton's layout changes (a new skeleton is built next to the old one).
 _LAYOUT = 5
 _COMPLETE = ".complete"
+
+
+def etc_fingerprint() -> str:
+    """A digest of what the view copies from ``/etc``: every :data:`ETC_ENTRIES` path under it with
+    its modification time and size (links: their target). A package installed after a skeleton was
+    made (a new ``alternatives`` link, ``/etc/php``) changes it, so the next server makes a new
+    skeleton instead of showing programs the old ``/etc``."""
+    seen = []
+    for name in ETC_ENTRIES:
+        top = os.path.join("/etc", name)
+        for path in [top] + ([os.path.join(d, f) for d, dirs, files in os.walk(top) for f in dirs + files]
+                             if os.path.isdir(top) and not os.path.islink(top) else []):
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            seen.append((path, st.st_mtime_ns, st.st_size, os.readlink(path) if os.path.islink(path) else ""))
+    return hashlib.sha256(repr(seen).encode()).hexdigest()
 
 
 def _covered(path: str, by: Iterable[str]) -> bool:
@@ -154,8 +174,8 @@ class FilesystemView:
         #: the :data:`PROC_MASKS` this kernel's ``/proc`` has (a fresh ``proc`` shows the same entries)
         self.masks = [name for name in PROC_MASKS if os.path.lexists(os.path.join("/proc", name))]
         self.extra = [os.path.realpath(e) for e in extra]
-        key = hashlib.sha256(repr((self.binds, self.extra, self.workdir_root, ETC_ENTRIES, HOSTS, PROC_MASKS,
-                                   MASKS, _LAYOUT)).encode()).hexdigest()
+        key = hashlib.sha256(repr((self.binds, self.extra, self.workdir_root, etc_fingerprint(), HOSTS,
+                                   PROC_MASKS, MASKS, _LAYOUT)).encode()).hexdigest()
         self.root = os.path.join(self.workdir_root, f".view-{key[:16]}")
         if not os.path.isfile(os.path.join(self.root, _COMPLETE)):
             self._build()

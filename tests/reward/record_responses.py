@@ -167,8 +167,8 @@ CASES: list[dict[str, Any]] = [
     case("stdio_output_truncated_test_data_error", "the expected output (3001 bytes) exceeds the 1024-byte limit",
          _stdio(("\n", "y" * 3000 + "\n")), "print('y' * 3000)\n", "test_data_error", 0, 1,
          sandbox={"output_limit_bytes": 1024}),
-    case("stdio_unsupported_language_infra_error", "the sandbox answers SandboxError (php has no recipe)",
-         _stdio(("\n", "3\n"), language="php"), "<?php echo 3;", "infra_error", 0, 1),
+    case("stdio_unsupported_language_infra_error", "the sandbox answers SandboxError (no swift toolchain)",
+         _stdio(("\n", "3\n"), language="swift"), "print(3)", "infra_error", 0, 1),
     # ------------------------------------------------------------------ stdio, C++
     case("stdio_cpp_accepted", "C++ a+b", _stdio(*ADD_CASES, language="cpp"), CPP_ADD, "accepted", 2, 2),
     case("stdio_cpp_wrong_answer", "C++ a*b", _stdio(*ADD_CASES, language="cpp"),

@@ -65,10 +65,29 @@ PAIR = {  # has_pair_sum bodies: do two different elements add up to target (the
           " if numbers[i] + numbers[j] == target { return true; } } }\n    false\n",
     "sh": "    python3 -c \"import sys; n=list(map(int,sys.argv[1].split())); t=int(sys.argv[2]);"
           " print('true' if any(a + b == t for i,a in enumerate(n) for b in n[i+1:]) else 'false')\" \"$1\" \"$2\"\n",
+    "rb": "  numbers.combination(2).any? { |a, b| a + b == target }\nend\n",
+    "php": "    foreach ($numbers as $i => $a) foreach (array_slice($numbers, $i + 1) as $b) if ($a + $b == $target) return true;\n"
+           "    return false;\n}\n",
+    "pl": "    for my $i (0 .. $#$numbers) { for my $j ($i + 1 .. $#$numbers) {"
+          " return 1 if $numbers->[$i] + $numbers->[$j] == $target; } }\n    return \"\";\n}\n",
+    "lua": "    for i = 1, #numbers do for j = i + 1, #numbers do"
+           " if numbers[i] + numbers[j] == target then return true end end end\n    return false\nend\n",
+    "r": "    n <- length(numbers)\n    if (n < 2) return(FALSE)\n"
+         "    for (i in 1:(n - 1)) for (j in (i + 1):n) if (numbers[i] + numbers[j] == target) return(TRUE)\n    FALSE\n}\n",
+    "rkt": "  (for*/or ([i (in-range (length numbers))] [j (in-range (add1 i) (length numbers))])\n"
+           "    (= (+ (list-ref numbers i) (list-ref numbers j)) target)))\n",
+    "d": "{\n    foreach (i; 0 .. numbers.length) foreach (j; i + 1 .. numbers.length)"
+         " if (numbers[i] + numbers[j] == target) return true;\n    return false;\n}\n",
 }
+#: a wrong body where replacing ``== t`` does not make one
+WRONG = {"rkt": PAIR["rkt"].replace("(= (+", "(= (-"), "php": PAIR["php"].replace("== $t", "!= $t"),
+         "pl": PAIR["pl"].replace("== $t", "!= $t")}
 EARLY_EXIT = {"cpp": "    exit(0);\n", "java": "        System.exit(0); return false;\n",
               "go": "    judgeboxos.Exit(0)\n    return false\n}\n", "js": "  process.exit(0);\n}\n",
-              "rs": "    std::process::exit(0);\n", "sh": "    exit 0\n"}
+              "rs": "    std::process::exit(0);\n", "sh": "    exit 0\n", "rb": "  exit 0\nend\n",
+              "php": "    exit(0);\n}\n", "pl": "    exit 0;\n}\n", "lua": "    os.exit(0)\nend\n",
+              "r": "    quit(status = 0)\n}\n", "rkt": "  (exit 0))\n",
+              "d": "{\n    import core.stdc.stdlib : exit;\n    exit(0);\n    assert(0);\n}\n"}
 
 
 @pytest.mark.slow
@@ -77,7 +96,7 @@ def test_multipl_e_harness_needs_tests_to_complete(lang):
     """A MultiPL-E row (has_pair_sum): a correct body passes; a wrong one fails; exiting 0 early fails (BUG-027)."""
     spec = multipl(lang)
     assert judge(spec, PAIR[lang]).verdict == Verdict.accepted
-    wrong = PAIR[lang].replace("== t", "!= t")
+    wrong = WRONG.get(lang) or PAIR[lang].replace("== t", "!= t")
     assert wrong != PAIR[lang]
     assert judge(spec, wrong).verdict in (Verdict.runtime_error, Verdict.wrong_answer)
     assert not judge(spec, EARLY_EXIT[lang]).passed
@@ -89,6 +108,14 @@ FLOOD = {  # 3 MB of the solution's own prints before the right answer (the outp
     "go": "    for k := 0; k < 3000; k++ { fmt.Println(strings.Repeat(\"x\", 1000)) }\n",
     "js": "  for (let k = 0; k < 3000; k++) console.log('x'.repeat(1000));\n",
     "rs": "    for _ in 0..3000 { println!(\"{}\", \"x\".repeat(1000)); }\n",
+    "rb": "  3000.times { puts 'x' * 1000 }\n",
+    "php": "    for ($k = 0; $k < 3000; $k++) echo str_repeat('x', 1000), \"\\n\";\n",
+    "pl": "    print 'x' x 1000, \"\\n\" for 1 .. 3000;\n",
+    "lua": "    for k = 1, 3000 do print(string.rep('x', 1000)) end\n",
+    "r": "    for (k in 1:3000) cat(strrep('x', 1000), '\\n')\n",
+    "rkt": "  (for ([k 3000]) (displayln (make-string 1000 #\\x)))\n",
+    "d": "    import std.stdio : writeln; import std.array : replicate;\n"
+         "    foreach (k; 0 .. 3000) writeln(replicate(\"x\", 1000));\n",
 }
 
 
@@ -100,7 +127,7 @@ def test_multipl_e_solution_printing_megabytes_still_passes(lang):
     program's prints to /dev/null (before, the marker fell past the 1 MiB output limit: not accepted).
     (Not bash: there a function's stdout is its return value.)"""
     spec = multipl(lang)
-    code = FLOOD[lang] + PAIR[lang]
+    code = FLOOD[lang] + PAIR[lang] if not PAIR[lang].startswith("{") else PAIR[lang].replace("{\n", "{\n" + FLOOD[lang], 1)
     if lang == "go":
         spec = spec.model_copy(update={"prefix": spec.prefix.replace('"fmt"', '"fmt"\n    "strings"', 1)})
     j = judge(spec, code)

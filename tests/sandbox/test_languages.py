@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judgebox.sandbox.languages import RECIPES, java_main_class, toolchain_env
+from judgebox.sandbox.languages import PACKAGES, RECIPES, install_hint, java_main_class, toolchain_env
 
 JAVA_SOURCES = {
     "public class Solution { public static void main(String[] a) {} }": "Solution",
@@ -118,3 +118,64 @@ def test_java_runs_the_class_with_main_even_when_another_is_public(local_sandbox
     declares ``main``, qualified by the source's ``package`` (classes are written with ``-d .``)."""
     r = local_sandbox.run_code({"code": code, "language": "java"})
     assert (r.status, r.run_result.stdout) == ("Success", stdout), r
+
+
+#: language -> a program that echoes its first stdin line doubled, writes "e" to stderr and exits 3
+ECHO_EXIT_3 = {
+    "ruby": 'line = $stdin.gets.strip\nputs line * 2\nSTDERR.print "e"\nexit 3\n',
+    "php": '$line = trim(fgets(STDIN));\necho $line . $line, "\\n";\nfwrite(STDERR, "e");\nexit(3);\n',
+    "perl": 'my $line = <STDIN>; chomp $line;\nprint $line x 2, "\\n";\nprint STDERR "e";\nexit 3;\n',
+    "lua": 'local line = io.read("l")\nprint(line .. line)\nio.stderr:write("e")\nos.exit(3)\n',
+    "R": 'line <- readLines(file("stdin"), n = 1)\ncat(paste0(line, line), "\\n", sep = "")\n'
+         'cat("e", file = stderr())\nquit(status = 3)\n',
+    "racket": '#lang racket\n(define line (read-line))\n(displayln (string-append line line))\n'
+              '(eprintf "e")\n(exit 3)\n',
+}
+
+
+@pytest.mark.parametrize("language", ECHO_EXIT_3)
+def test_interpreted_languages_read_stdin_write_both_streams_and_exit(local_sandbox, language):
+    """Each interpreted language added for MultiPL-E runs in the isolated view: its interpreter,
+    its configuration under /etc (R's ldpaths, PHP's ini, the alternatives links) and its stdin,
+    stdout, stderr and exit status all reach the program and back."""
+    if language not in local_sandbox.executor.languages():
+        pytest.skip(f"{language} not installed (scripts/install.sh installs it)")
+    r = local_sandbox.run_code({"code": ECHO_EXIT_3[language], "language": language, "stdin": "ab\n", "run_timeout": 30})
+    assert (r.run_result.stdout, r.run_result.stderr, r.run_result.return_code) == ("abab\n", "e", 3), r
+
+
+def test_php_without_an_open_tag_runs_as_php(local_sandbox):
+    """PHP code without ``<?php`` is run as PHP (the tag is added, as SandboxFusion's runner adds it),
+    not printed back; code with the tag is unchanged."""
+    if "php" not in local_sandbox.executor.languages():
+        pytest.skip("php not installed (scripts/install.sh installs it)")
+    for code in ('echo 6 * 7, "\\n";', '  <?php\necho 6 * 7, "\\n";'):
+        r = local_sandbox.run_code({"code": code, "language": "php"})
+        assert (r.status, r.run_result.stdout) == ("Success", "42\n"), r
+
+
+def test_d_unittests_run_and_a_failed_one_fails_the_run(local_sandbox):
+    """``D_ut`` builds with ``-funittest``: the unittests run before ``main``; a failed one ends the
+    run with exit status 1, the D runtime naming the assertion (on stdout) and the failed module count."""
+    if "D_ut" not in local_sandbox.executor.languages():
+        pytest.skip("D_ut not installed (scripts/install.sh installs gdc)")
+    code = "long twice(long x) { return 2 * x; }\nunittest { assert(twice(2) == %s); }\nvoid main() {}\n"
+    ok = local_sandbox.run_code({"code": code % "4", "language": "D_ut", "compile_timeout": 60})
+    bad = local_sandbox.run_code({"code": code % "5", "language": "D_ut", "compile_timeout": 60})
+    assert (ok.status, ok.run_result.return_code) == ("Success", 0), ok
+    assert (bad.status, bad.run_result.return_code) == ("Failed", 1), bad
+    assert (bad.run_result.stdout, bad.run_result.stderr) == ("main.d(2): [unittest] unittest failure\n",
+                                                            "1/1 modules FAILED unittests\n")
+
+
+def test_a_language_without_a_toolchain_says_how_to_get_one(local_sandbox):
+    """A SandboxFusion language that cannot run here is SandboxError (never a verdict) whose message
+    says why and what to install: no recipe at all ('swift': no Debian 12 package), or the Debian
+    packages of a recipe's toolchain (what scripts/install.sh installs)."""
+    r = local_sandbox.run_code({"code": "print(1)", "language": "swift"})
+    assert (r.status, r.run_result) == ("SandboxError", None)
+    assert r.message.startswith("language 'swift' is not installed on this sandbox: judgebox has no recipe for it "
+                                "(its toolchain has no Debian 12 package); installed: ")
+    assert install_hint("perl") == ("install its toolchain (Debian 12: apt-get install perl libtest-deep-perl; "
+                                    "scripts/install.sh installs all)")
+    assert set(PACKAGES) == set(RECIPES), "every recipe names the packages of its toolchain"

@@ -38,6 +38,13 @@ PROGRAMS = {
     "rust": ("use std::io::Read;\nfn main() {\n    let mut s = String::new();\n"
              "    std::io::stdin().read_to_string(&mut s).unwrap();\n    let n: i64 = s.trim().parse().unwrap();\n"
              "    println!(\"{}\", n * 2);\n}\n", "42\n"),
+    "ruby": ("puts gets.to_i * 2", "42\n"),
+    "php": ("<?php\necho intval(trim(fgets(STDIN))) * 2, \"\\n\";", "42\n"),
+    "perl": ("my $n = <STDIN>;\nprint $n * 2, \"\\n\";", "42\n"),
+    "lua": ("print(io.read('n') * 2)", "42\n"),
+    "R": ("n <- as.integer(readLines(file('stdin'), n = 1))\ncat(n * 2, '\\n', sep = '')", "42\n"),
+    "racket": ("#lang racket\n(displayln (* 2 (read)))", "42\n"),
+    "D_ut": ("import std.stdio;\nvoid main() { long n; readf(\" %d\", n); writeln(n * 2); }\n", "42\n"),
 }
 #: What a passing test runner prints somewhere in its stdout.
 RUNNER_PASS = {"pytest": "1 passed", "go_test": "ok"}
@@ -185,7 +192,10 @@ def test_each_request_gets_a_fresh_working_directory_removed_afterwards(live_ser
 
 BAD_BODIES = [
     ({"language": "python"}, "code", "Field required"),
-    ({"code": "1", "language": "klingon"}, "language", "'python'"),
+    ({"code": "1", "language": "klingon"}, "language", "'klingon' is not a language name; installed here: "),
+    ({"code": "1", "language": "pyhton"}, "language", "did you mean 'python'?"),
+    ({"code": "1", "language": "c++"}, "language", "did you mean 'cpp'?"),
+    ({"code": "1", "language": "Ruby"}, "language", "did you mean 'ruby'?"),
     ({"code": "1", "language": "python", "run_timeout": -1}, "run_timeout", "greater than 0"),
     ({"code": "1", "language": "python", "run_timeout": "soon"}, "run_timeout", "valid number"),
     ({"code": "1", "language": "python", "memory_limit_MB": -5}, "memory_limit_MB", "greater than or equal to -1"),
@@ -249,15 +259,15 @@ def test_body_that_is_not_json_is_422(live_server):
 
 
 def test_valid_but_uninstalled_language_is_sandbox_error_listing_installed(live_server, installed, local_sandbox):
-    """A SandboxFusion language judgebox has no toolchain for ("php") -> HTTP 200, SandboxError,
+    """A SandboxFusion language judgebox has no toolchain for ("swift") -> HTTP 200, SandboxError,
     message listing the installed languages; the official client raises it as an error."""
-    body = {"code": "<?php echo 1;", "language": "php"}
+    body = {"code": "print(1)", "language": "swift"}
     r = httpx.post(f"{live_server}/run_code", json=body, timeout=30)
     assert r.status_code == 200
     resp = r.json()
     assert resp["status"] == "SandboxError"
     assert resp["run_result"] is None
-    assert "'php' is not installed" in resp["message"]
+    assert "'swift' is not installed" in resp["message"]
     assert all(name in resp["message"] for name in installed)
     assert local_sandbox.run_code(body).message == resp["message"]
     with pytest.raises(Exception, match="not installed"):
