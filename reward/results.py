@@ -1,7 +1,7 @@
 """The one rule for reading a results or trajectory jsonl (``judgebox eval``, ``judgebox rollout``,
 their resume and their summaries), BUG-211:
 
-- a last line cut short by a kill (no newline, not a JSON record) is dropped with a warning naming
+- a last line cut short by a kill (no newline, not parseable JSON) is dropped with a warning naming
   ``file:line`` and truncated away, so appends start on a fresh line;
 - a bad line anywhere else, or a file with content but no complete record, is an error naming
   ``file:line`` (never skipped: it would silently lose or double-count a sample);
@@ -42,7 +42,9 @@ def scan_jsonl(path: Path, key: Callable[[dict], Any] = lambda row: (row["task_i
                what: str = "result record", torn_note: str = "the records before it are read") -> ResultsFile:
     """Parse ``path`` by the rule of the module docstring without changing it: ``records`` keyed by
     ``key(row)`` (newest wins), ``torn`` the line number of a torn last line (skipped, with a
-    warning naming ``file:line`` and ending with ``torn_note``). A missing file is empty.
+    warning naming ``file:line`` and ending with ``torn_note``). A missing file is empty. A last line
+    is torn only when it does not parse as JSON: a complete JSON line that ``key`` refuses is an error
+    like any other (a kill cannot cut a record into a shorter valid one).
 
     Raises:
         ValueError: a line other than a torn last one is not a JSON object that ``key`` accepts
@@ -55,21 +57,25 @@ def scan_jsonl(path: Path, key: Callable[[dict], Any] = lambda row: (row["task_i
     data = path.read_bytes()
     lines = data.split(b"\n")
     found = ResultsFile()
+    an = "an" if what[:1].lower() in "aeiou" else "a"
     last = len(lines) - 1  # the text after the final newline: empty, or a line the writer did not finish
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
-        torn = number - 1 == last
         try:
             row = json.loads(raw)
+        except ValueError as exc:
+            if number - 1 == last:  # a line cut by a kill does not parse; a complete one is checked below
+                found.torn = number
+                continue
+            raise ValueError(f"{path}:{number}: not {an} {what} ({type(exc).__name__}: {exc}); fix or "
+                             "remove that line (only a torn last line is dropped by itself)") from None
+        try:
             if not isinstance(row, dict):
                 raise TypeError(f"a JSON {type(row).__name__}, not an object")
             row_key = key(row)
         except (ValueError, KeyError, TypeError) as exc:
-            if torn:
-                found.torn = number
-                continue
-            raise ValueError(f"{path}:{number}: not a {what} ({type(exc).__name__}: {exc}); fix or "
+            raise ValueError(f"{path}:{number}: not {an} {what} ({type(exc).__name__}: {exc}); fix or "
                              "remove that line (only a torn last line is dropped by itself)") from None
         if row_key in found.records:
             found.duplicates += 1

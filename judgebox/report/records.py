@@ -1,11 +1,14 @@
 """Read what ``judgebox report`` shows: a results jsonl (``judgebox eval``), a trajectories jsonl
-(``judgebox rollout``) or a verl rollout dump, and the optional summary JSON.
+(``judgebox rollout``) or a verl rollout dump (the summary JSON: :mod:`judgebox.report.summary`).
 
 Every file is read by the one rule of :mod:`judgebox.reward.results` (a torn last line is skipped
-with a warning naming ``file:line``; any other bad line, a file with no complete record, or a line of
-another format is an error naming ``file:line``); a report never changes the files it reads.
+with a warning naming ``file:line``; any other bad line, a file with no complete record, a line of
+another format or with a field out of range (:mod:`judgebox.report.validate`) is an error naming
+``file:line`` and the field); a report never changes the files it reads. Text is kept as read: a
+lone surrogate (``"\\ud800"``, valid JSON, not valid UTF-8) is shown on the page as U+FFFD.
 
-The three formats, told apart by their first complete record:
+The three formats, told apart by their first complete record (a record that has only some of its
+format's keys is blamed on its own line, by the keys it lacks):
 
 - ``eval``: ``task_id``, ``sample_id``, ``verdict`` (one sample per line, newest line per
   ``(task_id, sample_id)`` wins);
@@ -22,11 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Optional
 
+from judgebox.report.validate import check_row
 from judgebox.reward.results import scan_jsonl
 
 Kind = Literal["eval", "rollout", "verl"]
@@ -37,6 +40,8 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "eval": ("task_id", "sample_id", "verdict"),
     "verl": ("input", "output", "score", "step"),
 }
+#: keys only a trajectory has: a record with one of them is a rollout record, whatever else it lacks
+ROLLOUT_ONLY = ("sample_index", "response_ids", "response_mask")
 
 
 @dataclass
@@ -50,8 +55,26 @@ class Records:
     torn: Optional[int]
 
 
+def article(word: str) -> str:
+    """``word`` with its indefinite article: ``an eval``, ``a rollout``."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def _kind_of(row: dict) -> Optional[str]:
-    return next((kind for kind, keys in SIGNATURES.items() if all(k in row for k in keys)), None)
+    """The format a record is meant to be: ``rollout`` when it has a key only trajectories have (a
+    trajectory also carries eval's keys); else the format whose keys it all has; else ``eval`` when it
+    has ``task_id`` and ``verdict`` or ``sample_id``, ``verl`` when it has three of verl's four keys
+    (its missing keys are then reported on its own line); else ``None``."""
+    if any(k in row for k in ROLLOUT_ONLY):
+        return "rollout"
+    full = next((kind for kind, keys in SIGNATURES.items() if all(k in row for k in keys)), None)
+    if full is not None:
+        return full
+    if "task_id" in row and ("verdict" in row or "sample_id" in row):
+        return "eval"
+    if sum(k in row for k in SIGNATURES["verl"]) >= 3:
+        return "verl"
+    return None
 
 
 def _first_kind(path: Path) -> Kind:
@@ -79,11 +102,14 @@ def _first_kind(path: Path) -> Kind:
 
 
 def read_records(path: Path) -> Records:
-    """Read one results, trajectories or verl dump file (format and rules in the module docstring).
+    """Read one results, trajectories or verl dump file (format and rules in the module docstring;
+    each record's fields checked by :func:`judgebox.report.validate.check_row`).
 
     Raises:
-        ValueError: the file is missing, a line is bad (not the last), a line is of another format,
-            or no record is complete; the message names the file (and line).
+        ValueError: the file is missing, a line is bad (not the last), a line is of another format or
+            lacks a key of its format, a field is out of its range (``response_mask`` longer than
+            ``response_ids``, a mask value 2, a negative token id ...), or no record is complete; the
+            message names the file, the line and the field.
     """
     path = Path(path)
     if not path.is_file():
@@ -94,11 +120,15 @@ def read_records(path: Path) -> Records:
     order = iter(range(1 << 62))
 
     def key(row: dict) -> Any:
+        mine = _kind_of(row)
+        if mine != kind:
+            raise TypeError(f"{article(mine + ' record') if mine else 'a record of no known format'} in a file "
+                            f"whose first record is {article(kind + ' record')}")
         missing = [k for k in needed if k not in row]
         if missing:
-            raise KeyError(f"{', '.join(missing)} missing: a {kind} file's records all have {', '.join(needed)}")
-        if _kind_of(row) != kind:
-            raise TypeError(f"a {_kind_of(row)} record in a file whose first record is a {kind} record")
+            raise ValueError(f"{', '.join(missing)} missing: {article(kind)} file's records all have "
+                             f"{', '.join(needed)}")
+        check_row(kind, row)
         if kind == "eval":
             return row["task_id"], row["sample_id"]
         if kind == "rollout":
@@ -112,41 +142,8 @@ def read_records(path: Path) -> Records:
                    torn=found.torn)
 
 
-def read_summary(path: Path, records: Records) -> dict[str, Any]:
-    """The summary JSON written with ``records`` (``judgebox eval/rollout --summary``), checked
-    against them: its sample count and verdict counts must be the file's.
-
-    Raises:
-        ValueError: the file is missing or not JSON (naming ``file:line``), not a judgebox summary,
-            given for a verl dump, or its counts differ from the records' (naming both).
-    """
-    path = Path(path)
-    if records.kind == "verl":
-        raise ValueError(f"--summary {path}: a verl rollout dump has no judgebox summary; leave --summary out")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"--summary {path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: not JSON ({exc.msg}); give the summary JSON that "
-                         "`judgebox eval/rollout --summary` wrote") from None
-    if not isinstance(data, dict) or not {"dataset", "verdicts", "n_samples", "pass_at_k"} <= set(data):
-        raise ValueError(f"{path}: not a judgebox eval or rollout summary (it needs dataset, n_samples, "
-                         "verdicts, pass_at_k); give the file `--summary` wrote")
-    mine = Counter(str(r.get("verdict")) for r in records.rows)
-    theirs = {str(k): int(v) for k, v in (data.get("verdicts") or {}).items() if v}
-    if data["n_samples"] != len(records.rows) or theirs != dict(mine):
-        raise ValueError(f"{path} does not match {records.path}: the summary counts {data['n_samples']} samples "
-                         f"({_counts(theirs)}), the file holds {len(records.rows)} ({_counts(mine)}); give the "
-                         "summary written with this file, or leave --summary out (the report then computes one)")
-    return data
-
-
-def _counts(counts: dict) -> str:
-    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
-
-
 def verl_task_id(row: dict) -> str:
     """A verl dump line's problem. The dump carries no problem id (its ``request_id`` names the
-    sample), so the prompt text (``input``) names it: ``prompt-<first 10 hex digits of its sha256>``."""
-    return "prompt-" + hashlib.sha256(str(row.get("input", "")).encode()).hexdigest()[:10]
+    sample), so the prompt text (``input``) names it: ``prompt-<first 10 hex digits of its sha256>``
+    (of its UTF-8 bytes; a lone surrogate, which JSON allows, is hashed as its own three bytes)."""
+    return "prompt-" + hashlib.sha256(str(row.get("input", "")).encode("utf-8", "surrogatepass")).hexdigest()[:10]

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Iterable, Optional
 
 _BYTE_PIECE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
 
@@ -68,20 +69,49 @@ def token_bytes(tokenizer: Any, ids: Iterable[int]) -> dict[int, bytes]:
     return out
 
 
-def load_tokenizer(name_or_path: str) -> Any:
-    """The transformers tokenizer of a model directory or hub id (``AutoTokenizer``).
+def looks_like_path(name: str) -> bool:
+    """True when ``name`` means a local directory, not a hub id: it starts with ``/``, ``.`` or ``~``,
+    or names something that exists."""
+    return name.startswith(("/", ".", "~")) or Path(name).expanduser().exists()
+
+
+def load_tokenizer(name_or_path: str, origin: Optional[str] = None) -> Any:
+    """The transformers tokenizer (``AutoTokenizer``) of a model directory, or of a hub id already in
+    the local Hugging Face cache. Local files only (``local_files_only=True``): a report downloads
+    nothing and never waits on the network.
+
+    Args:
+        name_or_path: a model directory (:func:`looks_like_path`) or a hub id.
+        origin: who named it, the start of every error message (default ``"--tokenizer NAME"``;
+            ``write_report`` passes ``"--summary S.json names the model NAME"``).
 
     Raises:
-        ValueError: transformers is not installed (``pip install 'judgebox[agent]'``), or the
-            tokenizer cannot be loaded (the message names ``name_or_path`` and transformers' reason).
+        ValueError: transformers is not installed (``pip install 'judgebox[agent]'``); a path that is
+            not a directory ("no such directory"); a directory transformers cannot load a tokenizer from
+            (its reason); a hub id not in the local cache. Each message starts with ``origin`` and
+            says to give ``--tokenizer PATH`` or ``--no-tokens``.
     """
+    origin = origin or f"--tokenizer {name_or_path}"
+    fix = ("the token view needs a tokenizer: give a model directory with --tokenizer PATH, or leave the token "
+           "view out with --no-tokens")
     try:
         from transformers import AutoTokenizer
     except ImportError:
-        raise ValueError("--tokenizer needs transformers: pip install 'judgebox[agent]'") from None
+        raise ValueError(f"{origin}: the token view needs transformers: pip install 'judgebox[agent]', or leave "
+                         "the token view out with --no-tokens") from None
+    if looks_like_path(name_or_path):
+        path = Path(name_or_path).expanduser()
+        if not path.is_dir():
+            what = "not a directory (a file)" if path.exists() else "no such directory"
+            raise ValueError(f"{origin}: {path}: {what}; {fix}")
+        try:
+            return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        except Exception as exc:  # transformers raises OSError, ValueError ...
+            reason = str(exc).splitlines()[0] if str(exc) else ""
+            raise ValueError(f"{origin}: cannot load a tokenizer from the directory {path} ({type(exc).__name__}: "
+                             f"{reason}); {fix}") from None
     try:
-        return AutoTokenizer.from_pretrained(name_or_path)
-    except Exception as exc:  # transformers raises OSError, ValueError, HFValidationError ...
-        raise ValueError(f"--tokenizer {name_or_path}: cannot load a tokenizer ({type(exc).__name__}: "
-                         f"{str(exc).splitlines()[0] if str(exc) else ''}); give a model directory with "
-                         "tokenizer files, or leave the token view out with --no-tokens") from None
+        return AutoTokenizer.from_pretrained(name_or_path, local_files_only=True)
+    except Exception:  # not cached (transformers' message speaks of a connection it never tried), or a bad id
+        raise ValueError(f"{origin}: the tokenizer {name_or_path} is not in the local Hugging Face cache "
+                         f"(judgebox report reads local files only and downloads nothing); {fix}") from None

@@ -49,6 +49,7 @@ def test_eval_report_counts_are_the_summary_and_a_failed_test_shows_its_diff(tmp
         fields = page.eval_on_selector_all("#summary-fields tr[data-field]", "rows => rows.map(r => r.dataset.field)")
         assert set(fields) == set(summary) - {"problems", "pass_at_k"}  # every field the summary carries
         assert page.inner_text("[data-card=samples] .v") == "3"
+        assert page.locator("#no-summary").count() == 0  # the run's summary: no "unknown without --summary" note
         page.screenshot(path=str(tmp_path / "overview.png"))
         go(page, "p/0", "#problem .sample")
         first = page.locator("#problem .sample[data-sample='0']")

@@ -1,0 +1,132 @@
+"""The report page's own behaviour, opened in headless Chromium on small hand-made files: record-given
+names are only names (a verdict called ``__proto__``), an unknown problem in the URL says so, anchors
+land below the sticky header, long task ids wrap, no empty row is drawn, the comparison shows signed
+percentage points linked to the problem, a page without the run's summary says what it cannot know,
+and a verl line shows its ground truth, step and reward extras, labelled by score when it has no
+verdict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judgebox.cli import main
+from tests.report.browser import go, opened
+from tests.report.test_report_files import VERL, lines
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+LONG = "HumanEval/" + "x" * 200
+EMPTY_ROWS = "() => [...document.querySelectorAll('main tr')].filter(r => !r.closest('[hidden]') && !r.textContent.trim()).length"
+
+
+def report(tmp_path: Path, name: str, *rows, args=()) -> Path:
+    path = lines(tmp_path / f"{name}.jsonl", *rows)
+    assert main(["report", str(path), *args, "--out", str(tmp_path / f"{name}.html")]) == 0
+    return tmp_path / f"{name}.html"
+
+
+def evals(table: dict) -> list[dict]:
+    return [{"task_id": t, "sample_id": i, "verdict": v, "elapsed_s": 0.5} for t, vs in table.items() for i, v in enumerate(vs)]
+
+
+def test_a_verdict_named_like_an_object_property_is_only_a_name(tmp_path):
+    page_file = report(tmp_path, "p", *evals({"T/0": ["__proto__", "__proto__", "constructor", "accepted", "toString"]}))
+    with opened(page_file) as page:
+        counts = page.eval_on_selector_all("#verdicts tr[data-verdict]", "rows => rows.map(r => [r.dataset.verdict, r.cells[1].textContent, r.cells[3].textContent])")
+        assert counts == [["__proto__", "2", ""], ["constructor", "1", ""], ["accepted", "1", ""], ["toString", "1", ""]]
+        assert page.inner_text("[data-card=unscorable] .v") == "0"
+        go(page, "p/0", "#problem .sample")
+        assert page.locator("#problem .infra-label").count() == 0
+        assert page.locator("#problem .sample b[data-verdict]").all_inner_texts() == \
+            ["__proto__", "__proto__", "constructor", "accepted", "toString"]
+
+
+def test_an_unknown_problem_or_sample_in_the_url_says_so(tmp_path):
+    page_file = report(tmp_path, "e", *evals({"A": ["accepted"], "B": ["wrong_answer"]}))
+    with opened(page_file, "#p/999") as page:
+        assert page.inner_text("#loading .not-found") == "no problem 999 in this report (its problems are #p/0 to #p/1)"
+        assert page.locator("main > section:not([hidden])").count() == 0
+        go(page, "t/1/7", "#loading .not-found >> text=no sample")
+        assert page.inner_text("#loading .not-found") == "no sample 7 of problem B in this report (it has 1)"
+        page.click("#loading a")  # "all problems"
+        page.wait_for_selector("#problems:not([hidden]) #problem-list")
+        assert page.is_hidden("#loading")
+
+
+def test_anchors_land_below_the_sticky_header_and_long_task_ids_wrap(tmp_path):
+    rows = evals({f"T/{i}": ["accepted", "wrong_answer"] for i in range(40)} | {LONG: ["accepted"]})
+    page_file = report(tmp_path, "e", *rows, args=["--compare", str(lines(tmp_path / "b.jsonl", *evals({LONG: ["wrong_answer"]})))])
+    below = "id => document.getElementById(id).getBoundingClientRect().top - document.querySelector('header').getBoundingClientRect().bottom"
+    with opened(page_file, "#summary-fields", width=700, height=400) as page:
+        assert page.evaluate("scrollY") > 0 and 0 <= page.evaluate(below, "summary-fields") <= 16
+        go(page, "timing", "#timing")
+        assert 0 <= page.evaluate(below, "timing") <= 16
+        go(page, "problems", f"#problem-list tr[data-task='{LONG}']")
+        assert page.evaluate("scrollY") == 0
+        wide = "() => document.documentElement.scrollWidth - innerWidth"
+        assert page.evaluate(wide) <= 0  # the 210-character task id wraps inside the page
+        go(page, "compare", "#compare-list")
+        assert page.evaluate(wide) <= 0
+        go(page, f"p/{40}", "#problem h2")
+        assert page.inner_text("#problem h2") == LONG and page.evaluate(wide) <= 0
+
+
+def test_compare_shows_signed_percentage_points_linked_to_the_problem(tmp_path):
+    here = evals({"A": ["accepted", "wrong_answer"], "B": ["accepted", "accepted"], "C": ["accepted"]})
+    other = lines(tmp_path / "other.jsonl", *evals({"A": ["accepted", "accepted"], "B": ["wrong_answer"] * 8, "D": ["accepted"]}))
+    page_file = report(tmp_path, "e", *here, args=["--compare", str(other)])
+    with opened(page_file, "#compare") as page:
+        rows = page.eval_on_selector_all("#compare-list tr[data-task]", """rows => rows.map(r => [r.dataset.task,
+            r.cells[1].textContent, r.cells[4].textContent, (r.cells[0].querySelector('a') || {}).hash || null])""")
+        assert rows == [["A", "regression", "−50.0 pp", "#p/0"], ["B", "improvement", "+100.0 pp", "#p/1"],
+                        ["C", "only here", "", "#p/2"], ["D", "only other", "", None]]
+        assert "Δ = pass rate here − pass rate in other.jsonl, in percentage points (pp)" in page.inner_text("#compare p")
+        page.click("#compare-list tr[data-task='A'] a")
+        page.wait_for_selector("#problem:not([hidden]) .sample")
+        assert page.inner_text("#problem h2") == "A"
+
+
+def test_without_the_summary_the_page_says_what_it_cannot_know_and_draws_no_empty_rows(tmp_path):
+    page_file = report(tmp_path, "e", *evals({"A": ["accepted", "wrong_answer"], "B": ["infra_error"]}))
+    with opened(page_file) as page:
+        note = page.inner_text("#no-summary")
+        assert note.startswith("No --summary given: this page knows only the 2 problems in e.jsonl. The run's own k and "
+                               "any problems it did not attempt are unknown")
+        assert page.eval_on_selector_all("#passk tr:first-child th", "c => c.map(x => x.textContent)") == \
+            ["k", "problems in this file (no --summary)"]  # no column for an attempted-only figure it cannot know
+        assert page.inner_text("#summary-fields tr[data-field=n_problems_unattempted] td") == "unknown without --summary"
+        assert page.evaluate(EMPTY_ROWS) == 0
+        assert page.locator("#summary-fields th:empty, #timing th:empty").count() == 0  # name/value tables: no header row
+        go(page, "problems", "#problem-list")
+        assert page.eval_on_selector_all("#problem-list tr:first-child th", "c => c.map(x => x.textContent)") == \
+            ["task", "samples", "scored", "passed", "pass rate", "verdicts"]  # no mean-reward column for an eval
+
+
+def test_a_verl_line_shows_ground_truth_step_and_extras_and_is_labelled_by_score(tmp_path):
+    rows = [{**VERL, "gts": {"inputs": ["1 2"], "outputs": ["3"]}, "score": 1.0, "verdict": "accepted", "pass_rate": 1.0},
+            {**VERL, "score": 0.0, "verdict": "infra_error", "infra_error": True},
+            {**VERL, "gts": "3", "score": 0.5, "step": 4}]
+    page_file = report(tmp_path, "v", *rows)
+    with opened(page_file) as page:
+        assert page.inner_text("[data-card=mean_score] .v") == "0.7500"
+        assert "of 2 scorable samples; unscorable left out" in page.inner_text("[data-card=mean_score]")
+        assert page.locator("#verdicts tr[data-verdict='score 0.5']").count() == 1
+        assert page.evaluate(EMPTY_ROWS) == 0 and page.locator("#summary-fields").count() == 0
+        assert page.eval_on_selector_all("#steps tr[data-step]", "r => r.map(x => x.textContent)") == ["32", "41"]
+        go(page, "p/0", "#problem .sample")
+        first, third = page.locator("#problem .sample[data-sample='0']"), page.locator("#problem .sample[data-sample='2']")
+        assert json.loads(first.locator("pre.gts").inner_text()) == {"inputs": ["1 2"], "outputs": ["3"]}
+        assert first.locator("table.extras tr[data-extra]").evaluate_all("r => r.map(x => x.dataset.extra)") == \
+            ["verdict", "pass_rate"]
+        assert first.locator(".step").inner_text().strip() == "step 3"
+        assert third.locator("b[data-verdict]").inner_text() == "score 0.5" and third.locator(".step").inner_text().strip() == "step 4"
+        assert third.locator("pre.gts").inner_text() == "3" and third.locator("table.extras").count() == 0
+        page.click("#problem .sample[data-sample='1'] a.open-trajectory")
+        page.wait_for_selector("#trajectory pre.output")
+        head = page.inner_text("#trajectory .traj-head")
+        assert "score 0 · step 3" in head and "stop reason" not in head and "tool calls" not in head
+        assert page.locator("#trajectory table.extras tr[data-extra]").evaluate_all("r => r.map(x => x.dataset.extra)") == \
+            ["verdict", "infra_error"]
