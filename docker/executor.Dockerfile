@@ -13,11 +13,13 @@ FROM ${BASE_IMAGE}
 
 ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
 # One layer with every toolchain (Debian packages; the apt lists are dropped to keep it small).
-RUN apt-get update \
+RUN echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/sources.list.d/backports.list \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends -t bookworm-backports golang-go \
  && apt-get install -y --no-install-recommends \
-      bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless nodejs npm golang-go rustc \
+      bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless nodejs npm rustc \
       golang-github-stretchr-testify-dev junit4 libhamcrest-java libjavatuples-java \
-      ruby php-cli perl libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc \
+      ruby php-cli perl libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc iverilog \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 
 # Programs run as this unprivileged user; the server (root in the container, no extra capabilities)

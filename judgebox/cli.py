@@ -130,6 +130,17 @@ def _runtime_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _runtime_prebuild(args: argparse.Namespace) -> int:
+    import json
+
+    from judgebox.sandbox.config import SandboxSettings
+    from judgebox.sandbox.executor import Executor
+
+    ready = Executor(SandboxSettings()).prebuild()
+    print(json.dumps(ready, indent=1))
+    return 0 if all(ready.values()) else 1
+
+
 def _runtime_show(args: argparse.Namespace) -> int:
     import json
 
@@ -603,6 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--languages", help="comma-separated package kinds to build: python, node, debian "
                                            "(default: all of the profile's)")
     build.set_defaults(func=_runtime_build)
+    pre = rt_sub.add_parser("prebuild", help="build the compile speed-ups now (precompiled bits/stdc++.h, javac's "
+                                             "archive, Go's standard library) in the sandbox's workdir root")
+    pre.set_defaults(func=_runtime_prebuild)
     show = rt_sub.add_parser("show", help="print the runtime programs use here (JSON)")
     show.set_defaults(func=_runtime_show)
 

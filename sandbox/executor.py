@@ -51,6 +51,7 @@ from .runfs import FetchBudget, fetch, remove_output, write_files
 from .runtime import BUILD_COMMAND
 from .speedups.compile_cache import CompileCache, compile_key, toolchain_id
 from .speedups.forkserver import ForkServer, ForkServerUnavailable, is_script_command
+from .speedups.gostd import GoStd, fresh_trim
 from .speedups.jvm import javac_archives, javac_key
 from .speedups.pch import pch_key, precompiled_headers
 from .textcap import decode_capped
@@ -70,7 +71,9 @@ class Executor:
     def __init__(self, settings: Optional[SandboxSettings] = None) -> None:
         self.settings = settings or SandboxSettings()
         python = self.settings.python
-        found = {name: RECIPES[name].executable(python) for name in installed_languages(python)}
+        runtime = self.settings.program_runtime
+        found = {name: RECIPES[name].executable(python)
+                 for name in installed_languages(python, runtime.node_path if runtime else None)}
         self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox")
         os.makedirs(self.root, mode=0o711, exist_ok=True)
         self.gocache = shared_go_cache(self.root)
@@ -78,8 +81,7 @@ class Executor:
         prebuilt_dirs = [os.path.join(self.root, d) for d in (".pch", ".jvm")]
         for d in prebuilt_dirs:
             os.makedirs(d, mode=0o755, exist_ok=True)
-        homes = toolchain_env()
-        runtime = self.settings.program_runtime  # its folder is shown read-only, as a toolchain's
+        homes = toolchain_env()  # the runtime's folder is shown read-only, as a toolchain's
         self.isolation = Isolation(self.settings, sorted(set(found.values())), self.root,
                                    [self.gocache, *prebuilt_dirs],
                                    [*(homes[k] for k in ("RUSTUP_HOME", "CARGO_HOME", "JAVA_HOME", "GOROOT") if k in homes),
@@ -102,6 +104,11 @@ class Executor:
         self._prebuilt = [(p, k) for p, k in ((self.pch, pch_key), (self.javac_archive, lambda argv, _: javac_key(argv)))
                           if p]
         self._toolchain_ids: dict[str, str] = {}
+        #: Go's standard library in the shared build cache (``None``: off, or Go not installed)
+        go = next((found[n] for n in ("go", "go_test") if n in self._installed), None)
+        self.go_std = (GoStd(self.gocache, go, self.env(os.path.join(self.root, ".gocache"), RunIsolation(),
+                                                         RECIPES["go"]), self._toolchain_id(RECIPES["go"]))
+                       if s.prebuilt_artifacts and go else None)
         #: the Python fork-server (``None``: off, or python not installed)
         self.forkserver = (ForkServer(python, self.env(os.path.join(self.root, ".forkserver"), RunIsolation()),
                                       os.path.join(self.root, ".forkserver"), s.stack_limit_bytes)
@@ -132,6 +139,10 @@ class Executor:
             env["NODE_PATH"] = runtime.node_path
         if recipe is not None:
             env.update(dict(recipe.env))
+            if recipe.name in ("go", "go_test"):
+                fresh_trim(self.gocache)  # Go >= 1.21 fails a build that cannot record its cache trim
+                if getattr(self, "go_std", None) is not None:
+                    self.go_std.ensure()
         env.update(iso.env)
         return env
 
@@ -276,6 +287,24 @@ class Executor:
             recipe = RECIPES[name]
             if recipe.compile and name in self._installed:
                 self.speedups(recipe.argv(recipe.compile, "", self.settings.python))
+        if self.go_std is not None:
+            self.go_std.ensure()
+
+    def prebuild(self) -> dict[str, bool]:
+        """Build the prebuilt artifacts of the default compile commands and Go's standard library
+        now, waiting for each (``judgebox prebuild``: at install or image build time, so a fresh
+        server's first compiles do not wait for them). Returns ``{artifact: ready}``."""
+        ready: dict[str, bool] = {}
+        for name, what, prebuilt, key_of in (("cpp", "precompiled bits/stdc++.h", self.pch, pch_key),
+                                             ("java", "javac class-data archive", self.javac_archive,
+                                              lambda argv, _: javac_key(argv))):
+            recipe = RECIPES[name]
+            if prebuilt is not None and recipe.compile:
+                key = key_of(recipe.argv(recipe.compile, "", self.settings.python), "")
+                ready[what] = bool(key is not None and prebuilt.ensure(key).result())
+        if self.go_std is not None:
+            ready["go standard library"] = self.go_std.ensure().result()
+        return ready
 
     def _toolchain_id(self, recipe: Recipe) -> str:
         if recipe.name not in self._toolchain_ids:

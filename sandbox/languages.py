@@ -157,6 +157,8 @@ class Recipe:
             defaults to :attr:`main`.
         module: a Python module the interpreter must be able to import for the language to count
             as installed (``pytest``); ``None`` when finding the program on ``PATH`` is enough.
+        node_module: a Node.js module that must resolve from the program runtime's
+            ``node_modules`` for the language to count as installed (``tsx/cjs`` for typescript).
         outputs: what the compile step writes, relative to the working folder, kept in the compile
             cache (:mod:`judgebox.sandbox.speedups.compile_cache`): fixed names, or ``"**/*.ext"`` for every file
             with that suffix; empty: the compile is not cached.
@@ -172,6 +174,7 @@ class Recipe:
     main: Callable[[str], str] = lambda code: "main"
     env: tuple[tuple[str, str], ...] = ()
     module: Optional[str] = None
+    node_module: Optional[str] = None
     entry: Optional[Callable[[str], str]] = None
     outputs: tuple[str, ...] = ()
     text: Callable[[str], str] = lambda code: code
@@ -224,6 +227,15 @@ RECIPES: dict[str, Recipe] = {
         Recipe("racket", "main.rkt", ("racket", "main.rkt"), version=("racket", "--version")),
         Recipe("D_ut", "main.d", ("./main",), compile=("gdc", "-funittest", "-O", "-o", "main", "main.d"),
                version=("gdc", "--version"), outputs=("main",)),
+        # SandboxFusion runs tsx (esbuild: types are stripped, not checked); ``--require tsx/cjs`` finds it
+        # on the runtime's NODE_PATH and keeps CommonJS (MultiPL-E's tests call require)
+        Recipe("typescript", "main.ts", ("node", "--stack-size=65500", "--require", "tsx/cjs", "main.ts"),
+               version=("node", "--version"), node_module="tsx/cjs"),
+        # SandboxFusion's (and VerilogEval's) commands: the testbench module is ``tb``
+        Recipe("verilog", "main.sv", ("vvp", "-n", "test.vvp"),
+               compile=("iverilog", "-Wall", "-Winfloop", "-Wno-timescale", "-g2012", "-s", "tb", "-o", "test.vvp",
+                        "main.sv"),
+               version=("iverilog", "-V"), outputs=("test.vvp",)),
     )
 }
 
@@ -234,14 +246,14 @@ PACKAGES: dict[str, str] = {
     "cpp": "g++ libssl-dev", "java": "default-jdk-headless libjavatuples-java junit4 libhamcrest-java",
     "nodejs": "nodejs", "go": "golang-go", "go_test": "golang-go golang-github-stretchr-testify-dev",
     "bash": "bash", "rust": "rustc", "ruby": "ruby", "php": "php-cli", "perl": "perl libtest-deep-perl",
-    "lua": "lua5.4 lua-unit", "R": "r-base-core", "racket": "racket", "D_ut": "gdc",
+    "lua": "lua5.4 lua-unit", "R": "r-base-core", "racket": "racket", "D_ut": "gdc", "verilog": "iverilog",
+    "typescript": "nodejs, and the program runtime with tsx (`judgebox runtime build`)",
 }
 #: SandboxFusion languages judgebox has no recipe for -> why.
 NO_RECIPE: dict[str, str] = {
     **dict.fromkeys(("swift", "julia", "lean"), "its toolchain has no Debian 12 package"),
-    "csharp": "SandboxFusion runs it with dotnet, which Debian 12 does not package",
-    "typescript": "SandboxFusion runs it with tsx (npm); not added yet",
-    **dict.fromkeys(("scala", "kotlin_script", "verilog", "junit", "jest", "sql", "python2", "gtest", "react"),
+    "csharp": "SandboxFusion runs it with dotnet, which Debian 12 does not package; Mono's compiler stops at C# 7",
+    **dict.fromkeys(("scala", "kotlin_script", "junit", "jest", "sql", "python2", "gtest", "react"),
                     "not added yet"),
     **dict.fromkeys(("cuda", "python_gpu"), "it needs a GPU"),
 }
@@ -317,12 +329,26 @@ def _importable(python: str, module: str) -> bool:
         return False
 
 
-def installed_languages(python: str) -> list[str]:
+@functools.lru_cache(maxsize=None)
+def _resolvable(node_path: Optional[str], module: str) -> bool:
+    if not node_path:
+        return False
+    try:
+        return subprocess.run(["node", "-e", f"require.resolve({module!r})"], capture_output=True, timeout=60,
+                              env={**os.environ, "NODE_PATH": node_path}).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def installed_languages(python: str, node_path: Optional[str] = None) -> list[str]:
     """Names of the recipes whose first program is on ``PATH`` (or is the configured interpreter)
     and, for recipes that name a :attr:`Recipe.module`, whose interpreter can import it (``pytest``
-    under an interpreter without it would otherwise fail every program as a wrong answer)."""
+    under an interpreter without it would otherwise fail every program as a wrong answer); a recipe
+    that names a :attr:`Recipe.node_module` needs it resolvable from ``node_path`` (the program
+    runtime's ``node_modules``)."""
     return sorted(n for n, r in RECIPES.items()
-                  if _which(r.executable(python)) and (r.module is None or _importable(python, r.module)))
+                  if _which(r.executable(python)) and (r.module is None or _importable(python, r.module))
+                  and (r.node_module is None or _resolvable(node_path, r.node_module)))
 
 
 @functools.lru_cache(maxsize=None)

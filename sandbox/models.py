@@ -36,6 +36,14 @@ SANDBOX_FUSION_LANGUAGES = (
 )
 
 
+def _runtime_node_path() -> Optional[str]:
+    """The default program runtime's ``node_modules`` (``None``: none is built)."""
+    from .runtime import find_runtime
+
+    runtime = find_runtime(None)
+    return runtime.node_path if runtime else None
+
+
 def check_language(value: Any) -> Any:
     """``value`` unless it is a string that is not one of :data:`SANDBOX_FUSION_LANGUAGES`.
 
@@ -46,7 +54,7 @@ def check_language(value: Any) -> Any:
     if isinstance(value, str) and value not in SANDBOX_FUSION_LANGUAGES:
         import sys
 
-        installed = installed_languages(sys.executable)
+        installed = installed_languages(sys.executable, _runtime_node_path())
         close = closest_language(value, SANDBOX_FUSION_LANGUAGES)
         others = [n for n in SANDBOX_FUSION_LANGUAGES if n not in installed]
         raise ValueError(f"{value!r} is not a language name{f'; did you mean {close!r}?' if close else ';'} "

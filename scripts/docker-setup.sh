@@ -70,8 +70,12 @@ build_runtime_wheels() {
 print("\n".join(p.python)); print("\n".join("npm:" + n for n in p.node))') >"$dir/packages.txt"
   grep -v '^npm:' "$dir/packages.txt" >"$dir/requirements.txt"
   python3 -m pip wheel -q -w "$dir" -r "$dir/requirements.txt"
+  # an install (thrown away) fills the cache with the packages and everything they depend on (tsx
+  # pulls esbuild and its platform binary), which the image's offline install needs
   # shellcheck disable=SC2046
-  npm cache add --cache "$dir/npm-cache" $(sed -n 's/^npm://p' "$dir/packages.txt") >/dev/null
+  npm install --prefix "$dir/npm-prefetch" --cache "$dir/npm-cache" --no-audit --no-fund \
+    $(sed -n 's/^npm://p' "$dir/packages.txt") >/dev/null
+  rm -rf "$dir/npm-prefetch"
   echo "$stamp" >"$dir/.stamp"
 }
 

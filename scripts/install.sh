@@ -3,7 +3,8 @@
 # language toolchains, nginx (the gateway in client tests), Docker engine + debootstrap (container
 # tests), libseccomp2 (the sandbox's syscall filter) and util-linux (setpriv, for the fail-closed
 # test), libssl-dev (C++ programs that use OpenSSL, as MultiPL-E/SandboxFusion link them), the toolchains of
-# ruby, php, perl (+ Test::Deep), lua (+ LuaUnit), R, racket and D (gdc) (MultiPL-E's tests in those languages), chromium
+# ruby, php, perl (+ Test::Deep), lua (+ LuaUnit), R, racket and D (gdc) (MultiPL-E's tests in those languages),
+# Icarus Verilog, chromium
 # (the headless browser the report tests open `judgebox report` pages in, through Playwright), the Debian
 # packages of the `default` program runtime (Go's testify, JUnit 4, Hamcrest, javatuples), judgebox
 # itself with its test extras, and then the `default` program runtime (the libraries programs may
@@ -11,7 +12,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for pkg in g++ default-jdk-headless libjavatuples-java junit4 libhamcrest-java golang-github-stretchr-testify-dev nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev chromium ruby php-cli libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc; do
+for pkg in g++ default-jdk-headless libjavatuples-java junit4 libhamcrest-java golang-github-stretchr-testify-dev nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev chromium ruby php-cli libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc iverilog; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v rustc >/dev/null 2>&1 || need+=(rustc)
@@ -20,5 +21,15 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+# Go >= 1.22 (a loop variable per iteration, as SandboxFusion's runtime/go/go.mod asks with go 1.22;
+# it applies to judgebox's GO111MODULE=off builds too): Debian 12's is 1.19, bookworm-backports has 1.23.
+if ! go version 2>/dev/null | grep -Eq 'go1\.(2[2-9]|[3-9][0-9])'; then
+  echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/sources.list.d/judgebox-backports.list
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends -t bookworm-backports golang-go >/dev/null
+fi
 python3 -m pip install -q -e ".[test]"
 python3 -m judgebox.cli runtime build --profile default >/dev/null
+# the compile speed-ups of the default workdir root (Go >= 1.20 compiles its standard library into the
+# shared build cache: about 40 s of CPU once, instead of in the first minutes of the tests)
+python3 -m judgebox.cli runtime prebuild >/dev/null

@@ -34,7 +34,7 @@ from .runner import count_tests
 #: Dataset language names -> sandbox language names.
 LANGUAGE_ALIASES = {
     "py": "python", "python3": "python", "c++": "cpp", "js": "nodejs", "javascript": "nodejs",
-    "rs": "rust", "sh": "bash", "golang": "go", "rb": "ruby", "pl": "perl", "r": "R", "rkt": "racket", "d": "D_ut",
+    "rs": "rust", "sh": "bash", "golang": "go", "rb": "ruby", "pl": "perl", "r": "R", "rkt": "racket", "d": "D_ut", "ts": "typescript",
 }
 
 

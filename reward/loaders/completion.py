@@ -82,7 +82,10 @@ def multipl_candidate(problem: Task, completion: str) -> tuple[TestSpec, str]:
     """
     lines = problem.prompt.splitlines(keepends=True)
     last, header, name = _header(lines, problem.language)
-    pattern = re.compile(r"\s*".join(map(re.escape, "".join(header.split()))))
+    # a whole-word match: ``sub count`` is not ``sub count_helper``, ``is <- function(`` not ``is_f <- ...``
+    pattern = re.compile((r"(?<![\w.$-])" if re.match(r"[\w.$]", header) else "")
+                         + r"\s*".join(map(re.escape, "".join(header.split())))
+                         + (r"(?![\w-])" if re.search(r"\w$", header) else ""))
     for policy in ("last", "first"):
         code = problem.extract(completion, policy)
         match = pattern.search(code) if header else None

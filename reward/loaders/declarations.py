@@ -151,7 +151,7 @@ def _d(preamble: str, program: str, header_at: int, tests: str, dropped: str) ->
 
 #: sandbox language -> ``(prompt preamble, program, offset of the header in program, tests, dropped) -> program``.
 KEEPERS: dict[str, Callable[[str, str, int, str, str], str]] = {
-    "cpp": _cpp, "java": _java, "rust": _rust, "go_test": _go, "nodejs": _nodejs, "D_ut": _d,
+    "cpp": _cpp, "java": _java, "rust": _rust, "go_test": _go, "nodejs": _nodejs, "typescript": _nodejs, "D_ut": _d,
 }
 
 

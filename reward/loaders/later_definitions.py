@@ -20,6 +20,8 @@ DEFINITION = {
     "go_test": re.compile(r"(func\s+(?!main\b|Test)\w|func\s*\(|type\s)"),
     "nodejs": re.compile(r"((async\s+)?function\b|class\s|(const|let|var)\s+\w+\s*=\s*(async\s*)?(function\b|\([^)]*\)\s*=>|\w+\s*=>))"),
     "bash": re.compile(r"((function\s+)?[\w-]+\s*\(\s*\))"),
+    "typescript": re.compile(r"((export\s+)?(async\s+)?function\b|class\s|interface\s|type\s+\w+\s*=|"
+                             r"(const|let|var)\s+\w+(\s*:[^=]+)?\s*=\s*(async\s*)?(function\b|\([^)]*\)[^=]*=>|\w+\s*=>))"),
     "ruby": re.compile(r"(def\s|class\s|module\s)"),
     "lua": re.compile(r"((local\s+)?function\s)"),
     "perl": re.compile(r"(sub\s|package\s)"),
@@ -49,6 +51,7 @@ def definitions_after(language: str, rest: str, target: str) -> str:
             chunks.append([line])
         elif chunks:
             chunks[-1].append(line)
-    calls = re.compile(rf"\b{re.escape(target)}\s*\(")
+    calls = re.compile(rf"\(\s*{re.escape(target)}(?![\w-])" if language == "racket"  # (name args)
+                       else rf"(?<![\w.]){re.escape(target)}\s*\(")
     kept = [c for c in chunks if pattern.match(c[0]) and not calls.search("\n".join(c))]
     return "".join("\n".join(c).rstrip() + "\n" for c in kept)

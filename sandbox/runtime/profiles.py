@@ -56,7 +56,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             # the pytest language, and the Jupyter kernel of /run_jupyter and sessions
             "pytest==8.4.2", "ipykernel==7.4.0",
         ),
-        node=("lodash@4.17.21",),
+        node=("lodash@4.17.21", "tsx@4.7.1"),  # tsx: the typescript language, as SandboxFusion runs it
         debian=TEST_LIBRARIES,
     ),
     Profile(
@@ -133,8 +133,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             "Flask-GraphQL==2.0.0": "does not import on Python >= 3.10 (collections.MutableMapping)",
             "NLTK data (punkt, stopwords)": "downloaded at install from a host that is not reachable here",
             "puppeteer": "downloads a browser at install",
-            "Go modules (go.mod: go 1.22, otel, zap, gorm, ...)": "the Go module proxy is not reachable and "
-            "Debian 12's Go is 1.19; testify comes from Debian",
+            "Go modules (go.mod: go 1.22, otel, zap, gorm, ...)": "the Go module proxy is not reachable; "
+            "Go 1.23 comes from bookworm-backports and testify from Debian",
             "junit-platform-console-standalone 1.8.2, junit-jupiter-api 5.11.0": "Maven Central is not reachable; "
             "JUnit 4 comes from Debian",
             "Lean 4 and mathlib": "fetched from GitHub at install",

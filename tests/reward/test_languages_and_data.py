@@ -78,6 +78,8 @@ PAIR = {  # has_pair_sum bodies: do two different elements add up to target (the
            "    (= (+ (list-ref numbers i) (list-ref numbers j)) target)))\n",
     "d": "{\n    foreach (i; 0 .. numbers.length) foreach (j; i + 1 .. numbers.length)"
          " if (numbers[i] + numbers[j] == target) return true;\n    return false;\n}\n",
+    "ts": "  for (let i = 0; i < numbers.length; i++) for (let j = i + 1; j < numbers.length; j++)"
+          " if (numbers[i] + numbers[j] == target) return true;\n  return false;\n}\n",
 }
 #: a wrong body where replacing ``== t`` does not make one
 WRONG = {"rkt": PAIR["rkt"].replace("(= (+", "(= (-"), "php": PAIR["php"].replace("== $t", "!= $t"),
@@ -87,7 +89,8 @@ EARLY_EXIT = {"cpp": "    exit(0);\n", "java": "        System.exit(0); return f
               "rs": "    std::process::exit(0);\n", "sh": "    exit 0\n", "rb": "  exit 0\nend\n",
               "php": "    exit(0);\n}\n", "pl": "    exit 0;\n}\n", "lua": "    os.exit(0)\nend\n",
               "r": "    quit(status = 0)\n}\n", "rkt": "  (exit 0))\n",
-              "d": "{\n    import core.stdc.stdlib : exit;\n    exit(0);\n    assert(0);\n}\n"}
+              "d": "{\n    import core.stdc.stdlib : exit;\n    exit(0);\n    assert(0);\n}\n",
+              "ts": "  process.exit(0);\n}\n"}
 
 
 @pytest.mark.slow
@@ -116,6 +119,7 @@ FLOOD = {  # 3 MB of the solution's own prints before the right answer (the outp
     "rkt": "  (for ([k 3000]) (displayln (make-string 1000 #\\x)))\n",
     "d": "    import std.stdio : writeln; import std.array : replicate;\n"
          "    foreach (k; 0 .. 3000) writeln(replicate(\"x\", 1000));\n",
+    "ts": "  for (let k = 0; k < 3000; k++) console.log('x'.repeat(1000));\n",
 }
 
 
@@ -224,3 +228,13 @@ def test_codecontests_rows_have_no_solutions_but_their_tests_load():
                                   "outputs": [t["output"]["stdout"] for t in tests]})
     assert spec.kind == "stdio" and spec.n_tests == len(tests) > 0
     assert judge(spec, "print('definitely not the answer')").verdict == Verdict.wrong_answer
+
+
+@pytest.mark.slow
+def test_r_answer_that_overflows_the_c_stack_is_not_accepted():
+    """R goes on to the next top-level expression after an error its handler never saw (a C stack
+    overflow): the tests and the marker are one expression, so a solution that recurses forever
+    (SandboxFusion's humaneval-r HumanEval_34_unique answer calls itself) is not accepted."""
+    spec = multipl("r")
+    j = judge(spec, "    has_pair_sum(numbers, target)\n}\n")
+    assert j.verdict == Verdict.runtime_error, j.message

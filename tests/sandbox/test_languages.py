@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
 from judgebox.sandbox.languages import PACKAGES, RECIPES, install_hint, java_main_class, toolchain_env
+from judgebox.sandbox.speedups.gostd import TRIM_REFRESH_S, fresh_trim
 
 JAVA_SOURCES = {
     "public class Solution { public static void main(String[] a) {} }": "Solution",
@@ -60,14 +64,43 @@ def test_rust_finds_its_toolchain_with_a_scrubbed_home(local_sandbox):
 
 
 def test_go_build_uses_the_shared_cache(local_sandbox):
-    """go build works with a GOCACHE outside the (per-run) HOME, so the standard library is cached."""
+    """go build works with a GOCACHE outside the (per-run) HOME, which runs read but never write:
+    the server compiled the standard library into it (``go build std``, once per toolchain, its
+    stamp left in the cache), and keeps ``trim.txt`` fresh so that Go >= 1.21 does not fail the
+    build for a trim it cannot record on the read-only cache."""
     if "go" not in local_sandbox.executor.languages():
         pytest.skip("go not installed")
+    go_std = local_sandbox.executor.go_std
+    assert go_std.ensure().result() is True and os.path.isfile(go_std.stamp)
     code = "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(6 * 7) }\n"
     for _ in range(2):
         r = local_sandbox.run_code({"code": code, "language": "go", "compile_timeout": 60})
         assert r.status == "Success", r
         assert r.run_result.stdout == "42\n"
+    assert int(open(os.path.join(go_std.cache, "trim.txt")).read()) > time.time() - TRIM_REFRESH_S - 60
+
+
+def test_go_trim_record_is_rewritten_only_when_old(tmp_path):
+    """``trim.txt`` holds the Unix time of its writing; a record younger than TRIM_REFRESH_S stays."""
+    fresh_trim(str(tmp_path), now=1_000_000)
+    assert (tmp_path / "trim.txt").read_text() == "1000000\n"
+    os.utime(tmp_path / "trim.txt", (1_000_000, 1_000_000))
+    fresh_trim(str(tmp_path), now=1_000_000 + TRIM_REFRESH_S - 1)
+    assert (tmp_path / "trim.txt").read_text() == "1000000\n"
+    fresh_trim(str(tmp_path), now=1_000_000 + TRIM_REFRESH_S + 1)
+    assert (tmp_path / "trim.txt").read_text() == f"{1_000_000 + TRIM_REFRESH_S + 1}\n"
+
+
+def test_go_loop_variables_are_per_iteration(local_sandbox):
+    """Go >= 1.22 semantics (SandboxFusion's runtime/go/go.mod says go 1.22) in judgebox's
+    ``GO111MODULE=off`` builds: each iteration of a 3-clause loop has its own variable."""
+    if "go" not in local_sandbox.executor.languages():
+        pytest.skip("go not installed")
+    code = ("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar ps []*int\n"
+            "\tfor i := 0; i < 3; i++ {\n\t\tps = append(ps, &i)\n\t}\n"
+            "\tfor _, p := range ps {\n\t\tfmt.Print(*p, \" \")\n\t}\n}\n")
+    r = local_sandbox.run_code({"code": code, "language": "go", "compile_timeout": 60})
+    assert (r.status, r.run_result.stdout) == ("Success", "0 1 2 "), r
 
 
 def test_toolchain_env_passes_only_toolchain_variables(monkeypatch):
@@ -179,3 +212,32 @@ def test_a_language_without_a_toolchain_says_how_to_get_one(local_sandbox):
     assert install_hint("perl") == ("install its toolchain (Debian 12: apt-get install perl libtest-deep-perl; "
                                     "scripts/install.sh installs all)")
     assert set(PACKAGES) == set(RECIPES), "every recipe names the packages of its toolchain"
+
+
+def test_verilog_testbench_compiles_with_icarus_and_runs(local_sandbox):
+    """``verilog`` is SandboxFusion's (and VerilogEval's) Icarus Verilog pair: ``iverilog -g2012 -s
+    tb`` then ``vvp -n``; the testbench's ``$display`` is stdout, and a syntax error is a compile
+    failure (nothing runs)."""
+    if "verilog" not in local_sandbox.executor.languages():
+        pytest.skip("verilog not installed (scripts/install.sh installs iverilog)")
+    code = ("module add4(input [3:0] a, b, output [4:0] s);\n  assign s = a + b;\nendmodule\n"
+            "module tb;\n  reg [3:0] a = 4'd9, b = 4'd8;\n  wire [4:0] s;\n  add4 dut(a, b, s);\n"
+            "  initial begin\n    #1 $display(\"s=%0d\", s);\n    $finish;\n  end\nendmodule\n")
+    ok = local_sandbox.run_code({"code": code, "language": "verilog"})
+    assert (ok.status, ok.compile_result.return_code, ok.run_result.stdout) == ("Success", 0, "s=17\n"), ok
+    bad = local_sandbox.run_code({"code": code.replace("a + b;", "a + ;"), "language": "verilog"})
+    assert (bad.status, bad.run_result) == ("Failed", None) and bad.compile_result.return_code != 0, bad
+    assert "main.sv:2: syntax error" in bad.compile_result.stderr
+
+
+def test_typescript_runs_with_tsx_types_stripped_not_checked(local_sandbox):
+    """``typescript`` runs as SandboxFusion runs it, with tsx from the program runtime: types are
+    stripped by esbuild, not checked, so a program with a type error still runs; a syntax error is a
+    run failure naming the file."""
+    if "typescript" not in local_sandbox.executor.languages():
+        pytest.skip("typescript needs the program runtime with tsx (judgebox runtime build)")
+    typed = "const n: number = 'forty-two' as any;\nfunction twice(x: number): number { return x + x; }\nconsole.log(twice(21), n);\n"
+    r = local_sandbox.run_code({"code": typed, "language": "typescript"})
+    assert (r.status, r.run_result.stdout) == ("Success", "42 forty-two\n"), r
+    r = local_sandbox.run_code({"code": "const x: number = ;\n", "language": "typescript"})
+    assert (r.status, r.run_result.return_code) == ("Failed", 1) and "main.ts" in r.run_result.stderr, r

@@ -45,6 +45,10 @@ PROGRAMS = {
     "R": ("n <- as.integer(readLines(file('stdin'), n = 1))\ncat(n * 2, '\\n', sep = '')", "42\n"),
     "racket": ("#lang racket\n(displayln (* 2 (read)))", "42\n"),
     "D_ut": ("import std.stdio;\nvoid main() { long n; readf(\" %d\", n); writeln(n * 2); }\n", "42\n"),
+    "typescript": ("declare var require: any;\nconst n: number = parseInt(require('fs').readFileSync(0, 'utf8'));\n"
+                   "console.log(n * 2);", "42\n"),
+    "verilog": ("module tb;\n  integer n;\n  initial begin\n    n = $fscanf(32'h8000_0000, \"%d\", n);\n"
+                "    $display(\"%0d\", 42);\n    $finish;\n  end\nendmodule\n", "42\n"),
 }
 #: What a passing test runner prints somewhere in its stdout.
 RUNNER_PASS = {"pytest": "1 passed", "go_test": "ok"}

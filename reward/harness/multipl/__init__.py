@@ -48,7 +48,7 @@ from . import bash, cpp, d, go, java, lua, nodejs, perl, php, r, racket, ruby, r
 BUILDERS: dict[str, Callable[[str, str], str]] = {
     "cpp": cpp.build, "java": java.build, "go": go.build, "nodejs": nodejs.build, "rust": rust.build,
     "bash": bash.build, "ruby": ruby.build, "php": php.build, "perl": perl.build, "lua": lua.build, "R": r.build,
-    "racket": racket.build, "D_ut": d.build,
+    "racket": racket.build, "D_ut": d.build, "typescript": nodejs.build,
 }
 
 def build_program(language: str, program: str, tests: str) -> str:

@@ -4,7 +4,9 @@ The program's first lines read the nonce into a variable of a per-run random nam
 program's output to the null device (``sink``) and set the ``error`` option: MultiPL-E's tests
 ``stopifnot`` each value, so an error whose message (less R's ``Calls:`` line) ends in ``is not TRUE``/``are not all TRUE``
 prints ``fail`` (``wrong_answer``); any other error exits 1 without a marker (``runtime_error``).
-After the tests the sinks are closed and ``ok`` is printed.
+After the tests the sinks are closed and ``ok`` is printed, in the same braced top-level expression
+as the tests: an error the handler never sees (a C stack overflow) ends that expression, and R would
+otherwise go on to the next one.
 """
 
 from __future__ import annotations
@@ -27,4 +29,6 @@ def build(program: str, tests: str) -> str:
             "    text <- sub('\\nCalls:[^\\n]*\\n?$', '', geterrmessage())\n"
             "    if (grepl('(is not TRUE|are not all TRUE)\\\\s*$', text)) {\n"
             f"        {_marker(nonce, FAIL_JSON)}\n    }}\n    quit(status = 1)\n}})\n")
-    return head + program + tests + f"\n{_marker(nonce, OK_JSON)}\n"
+    # the tests and the marker are one top-level expression: R goes on to the next top-level
+    # expression after an error its handler never saw (a C stack overflow), never past the marker's
+    return head + program + "\n{\n" + tests + f"\n{_marker(nonce, OK_JSON)}\n}}\n"
