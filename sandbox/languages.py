@@ -245,7 +245,8 @@ PACKAGES: dict[str, str] = {
     "python": "python3", "pytest": "python3-pytest, or the program runtime (`judgebox runtime build`)",
     "cpp": "g++ libssl-dev", "java": "default-jdk-headless libjavatuples-java junit4 libhamcrest-java",
     "nodejs": "nodejs", "go": "golang-go", "go_test": "golang-go golang-github-stretchr-testify-dev",
-    "bash": "bash", "rust": "rustc", "ruby": "ruby", "php": "php-cli", "perl": "perl libtest-deep-perl",
+    "bash": "bash", "rust": "rustc", "ruby": "ruby", "php": "php-cli",
+    "perl": "perl libtest-deep-perl libdata-compare-perl",
     "lua": "lua5.4 lua-unit", "R": "r-base-core", "racket": "racket", "D_ut": "gdc", "verilog": "iverilog",
     "typescript": "nodejs, and the program runtime with tsx (`judgebox runtime build`)",
 }

@@ -3,7 +3,7 @@
 # language toolchains, nginx (the gateway in client tests), Docker engine + debootstrap (container
 # tests), libseccomp2 (the sandbox's syscall filter) and util-linux (setpriv, for the fail-closed
 # test), libssl-dev (C++ programs that use OpenSSL, as MultiPL-E/SandboxFusion link them), the toolchains of
-# ruby, php, perl (+ Test::Deep), lua (+ LuaUnit), R, racket and D (gdc) (MultiPL-E's tests in those languages),
+# ruby, php, perl (+ Test::Deep, Data::Compare), lua (+ LuaUnit), R, racket and D (gdc) (MultiPL-E's tests in those languages),
 # Icarus Verilog, chromium
 # (the headless browser the report tests open `judgebox report` pages in, through Playwright), the Debian
 # packages of the `default` program runtime (Go's testify, JUnit 4, Hamcrest, javatuples), judgebox
@@ -12,7 +12,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for pkg in g++ default-jdk-headless libjavatuples-java junit4 libhamcrest-java golang-github-stretchr-testify-dev nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev chromium ruby php-cli libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc iverilog; do
+for pkg in g++ default-jdk-headless libjavatuples-java junit4 libhamcrest-java golang-github-stretchr-testify-dev nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev chromium ruby php-cli libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc iverilog libdata-compare-perl; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v rustc >/dev/null 2>&1 || need+=(rustc)

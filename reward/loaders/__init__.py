@@ -16,7 +16,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
-from . import apps, codecontests, humaneval, livecodebench, mbpp, multiple, sandboxfusion, verl
+from . import (
+    apps,
+    codecontests,
+    cruxeval,
+    evalplus,
+    humaneval,
+    humanevalx,
+    livecodebench,
+    mbpp,
+    mbxp,
+    multiple,
+    sandboxfusion,
+    verl,
+)
 from .manifest import Manifest, get_manifest, list_manifests
 from .problem import Problem
 from .rows import read_rows
@@ -32,6 +45,12 @@ FORMATS: dict[str, Callable[[dict[str, Any], int, str], Problem]] = {
     "multipl-e": multiple.to_problem,
     "sandboxfusion": sandboxfusion.to_problem,
     "verl": verl.to_problem,
+    "humaneval-plus": evalplus.humaneval_plus,
+    "mbpp-plus": evalplus.mbpp_plus,
+    "humaneval-x": humanevalx.to_problem,
+    "mbxp": mbxp.to_problem,
+    "cruxeval-input": cruxeval.input_problem,
+    "cruxeval-output": cruxeval.output_problem,
 }
 
 __all__ = ["FORMATS", "Manifest", "Problem", "get_manifest", "list_manifests", "load_dataset",

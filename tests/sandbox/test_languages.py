@@ -209,7 +209,8 @@ def test_a_language_without_a_toolchain_says_how_to_get_one(local_sandbox):
     assert (r.status, r.run_result) == ("SandboxError", None)
     assert r.message.startswith("language 'swift' is not installed on this sandbox: judgebox has no recipe for it "
                                 "(its toolchain has no Debian 12 package); installed: ")
-    assert install_hint("perl") == ("install its toolchain (Debian 12: apt-get install perl libtest-deep-perl; "
+    assert install_hint("perl") == ("install its toolchain (Debian 12: apt-get install perl libtest-deep-perl "
+                                    "libdata-compare-perl; "
                                     "scripts/install.sh installs all)")
     assert set(PACKAGES) == set(RECIPES), "every recipe names the packages of its toolchain"
 
