@@ -62,7 +62,7 @@ build_wheelhouse() {
 build_runtime_wheels() {
   # the executor image builds the `default` runtime profile from these, offline
   local dir=$CACHE/runtime-wheels stamp
-  stamp=$(sha256sum sandbox/runtime/profiles.py | cut -c1-16)
+  stamp=$(cat sandbox/runtime/profiles.py scripts/docker-setup.sh | sha256sum | cut -c1-16)
   if [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$stamp" ]; then log "runtime wheels cached"; return; fi
   rm -rf "$dir" && mkdir -p "$dir"
   log "downloading the default runtime's wheels and npm packages into $dir"
@@ -70,12 +70,17 @@ build_runtime_wheels() {
 print("\n".join(p.python)); print("\n".join("npm:" + n for n in p.node))') >"$dir/packages.txt"
   grep -v '^npm:' "$dir/packages.txt" >"$dir/requirements.txt"
   python3 -m pip wheel -q -w "$dir" -r "$dir/requirements.txt"
-  # an install (thrown away) fills the cache with the packages and everything they depend on (tsx
-  # pulls esbuild and its platform binary), which the image's offline install needs
+  # the image's offline install needs every package of the tree (tsx pulls esbuild and its platform
+  # binary) as `npm cache add` stores it (the image's npm 9 does not read what a newer npm's install
+  # caches): an install (thrown away) finds the tree, then each installed name@version is added
   # shellcheck disable=SC2046
-  npm install --prefix "$dir/npm-prefetch" --cache "$dir/npm-cache" --no-audit --no-fund \
+  npm install --prefix "$dir/npm-prefetch" --cache "$dir/npm-prefetch-cache" --no-audit --no-fund \
     $(sed -n 's/^npm://p' "$dir/packages.txt") >/dev/null
-  rm -rf "$dir/npm-prefetch"
+  (cd "$dir/npm-prefetch" && node -e 'const fs = require("fs"); const lock = require("./package-lock.json").packages;
+for (const [path, p] of Object.entries(lock)) if (path && fs.existsSync(path))
+  console.log((p.name || path.split("node_modules/").pop()) + "@" + p.version)') \
+    | xargs npm cache add --cache "$dir/npm-cache" >/dev/null
+  rm -rf "$dir/npm-prefetch" "$dir/npm-prefetch-cache"
   echo "$stamp" >"$dir/.stamp"
 }
 
