@@ -200,6 +200,16 @@ def data_dir() -> Path:
     return Path(path)
 
 
+def skip_unless_in(data_dir: Path, dataset: str) -> None:
+    """Skip the test when none of the manifest ``dataset``'s files is in ``data_dir`` (saying which
+    it looked for): real files of a benchmark are not all in every data folder."""
+    from judgebox.reward.loaders import get_manifest
+
+    files = [f for f in get_manifest(dataset).files if not f.startswith("pkg:")]
+    if not any((data_dir / f).is_file() for f in files):
+        pytest.skip(f"{dataset}: none of {', '.join(files)} is in {data_dir}")
+
+
 @pytest.fixture(params=FACES)
 def run_code(request: pytest.FixtureRequest) -> SandboxFace:
     """``run_code(body) -> RunCodeResponse`` through the embedded sandbox, then through HTTP.

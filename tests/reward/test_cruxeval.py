@@ -13,6 +13,7 @@ from judgebox.reward import Verdict, judge_many
 from judgebox.reward.evaluate import Evaluation, dataset_samples, load_results
 from judgebox.reward.loaders import load_dataset, load_problems
 from judgebox.reward.loaders.cruxeval import ENTRY, answer
+from tests.conftest import skip_unless_in
 from tests.fixtures import DATA as OWN_ROWS
 from tests.fixtures.rows_multilang import CRUXEVAL
 
@@ -125,6 +126,7 @@ def test_judgebox_eval_scores_cruxeval_samples(tmp_path):
 @pytest.mark.parametrize("task", ["input", "output"])
 def test_every_real_reference_answer_passes(data_dir, monkeypatch, task):
     """CRUXEval's 800 rows (``$JUDGEBOX_DATA_DIR/cruxeval.jsonl``): ``f(<input>)`` and ``<output>`` pass."""
+    skip_unless_in(data_dir, f"cruxeval-{task}")
     monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(data_dir))
     problems, _ = load_dataset(f"cruxeval-{task}")
     pairs = [p.candidate(p.gold) for p in problems]

@@ -17,6 +17,7 @@ from judgebox.reward.harness import build_plan
 from judgebox.reward.loaders import load_dataset, load_problems
 from judgebox.reward.loaders.humanevalx import cut_continuation
 from judgebox.sandbox import LocalSandbox
+from tests.conftest import skip_unless_in
 from tests.fixtures import DATA as OWN_ROWS
 from tests.fixtures import rows_multilang as rows
 
@@ -229,6 +230,7 @@ REAL_GOLD = {
 @pytest.mark.timeout(3600)
 @pytest.mark.parametrize("dataset", list(REAL_GOLD))
 def test_real_references(data_dir, monkeypatch, dataset):
+    skip_unless_in(data_dir, dataset)
     if unusable(dataset.split("-")[-1]):
         pytest.skip(unusable(dataset.split("-")[-1]))
     monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(data_dir))
