@@ -229,12 +229,14 @@ def test_a_solution_that_changes_its_argument_in_place_is_judged_as_in_process()
 # ---------------------------------------------------------------- G. threads and timeouts
 @pytest.mark.slow
 def test_bug_030_judging_from_a_worker_thread_times_out_without_signals():
-    """BUG-030: from a worker thread: TLE by the program's CPU time, no 'signal only works in main
+    """BUG-030: from a worker thread: TLE (the program ran, and was stopped), no 'signal only works in main
     thread' (no wall-clock bound: the test's outcome must not depend on the machine's load)."""
     spec = stdio(("", ""), run_timeout=1)
     with concurrent.futures.ThreadPoolExecutor(1) as ex:
         j = ex.submit(judge, spec, "while True:\n    pass").result()
-    assert j.verdict == Verdict.time_limit_exceeded and j.tests[0].cpu_time >= 1, j
+    # either bound of the run step may stop it (CPU, or wall less the time it waited for a CPU, as
+    # read from the main thread's run queue): on a loaded host 0.90 s of CPU in 1.08 s of wall was seen
+    assert j.verdict == Verdict.time_limit_exceeded and j.tests[0].cpu_time > 0.5, j
     assert "signal" not in (j.message or "")
 
 
