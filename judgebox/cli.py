@@ -151,12 +151,12 @@ def _runtime_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def checked_client(urls: list[str], manifest=None):
+def checked_client(urls: list[str], manifest=None, problems=()):
     """The command's :class:`~judgebox.sandbox.client.client.SandboxClient` (``--sandbox-url``, else the
     environment, else embedded), its sandbox checked first (a few seconds): a command never spends
     hours turning every sample into an infrastructure error against a dead URL, nor scores a dataset
-    whose harness libraries (``manifest.libraries`` and what its ``prelude`` imports outside the
-    standard library) the sandbox lacks.
+    whose harness libraries (``manifest.libraries``, what its ``prelude`` imports outside the
+    standard library, and the ``libraries`` of the ``problems``' specs) the sandbox lacks.
 
     Raises:
         UsageError: no sandbox answers (the message names each URL and its cause), or it lacks a
@@ -172,9 +172,12 @@ def checked_client(urls: list[str], manifest=None):
         client.check()
         libraries = [] if manifest is None else [
             *manifest.libraries, *(prelude_libraries(PRELUDES[manifest.prelude]) if manifest.prelude else ())]
+        libraries += [name for p in problems if p.spec is not None for name in p.spec.libraries]
         if libraries:
             try:
-                require_libraries(client, manifest.name, manifest.language or "python", sorted(set(libraries)))
+                require_libraries(client, manifest.name if manifest else "the dataset",
+                                  (manifest and manifest.language) or "python", sorted(set(libraries)),
+                                  manifest.runtime if manifest else "default")
             except (SandboxInfraError, RuntimeError) as exc:  # the sandbox answers but cannot run the probe:
                 print(f"judgebox: could not check the sandbox's libraries ({exc}); its runs will "
                       "tell", file=sys.stderr)  # every run then reports the same failure as infra_error
@@ -254,7 +257,7 @@ def _eval(args: argparse.Namespace) -> int:
     sanitize = args.sanitize if args.sanitize is not None else bool(manifest and manifest.sanitize)
     if sanitize:
         check_sanitizable(problems)
-    client = checked_client(args.sandbox_url, manifest)
+    client = checked_client(args.sandbox_url, manifest, problems)
     concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
@@ -395,7 +398,7 @@ def _rollout(args: argparse.Namespace) -> int:
 
     from judgebox.agent.loop import ToolAgentLoop
 
-    client = checked_client(args.sandbox_url, manifest)
+    client = checked_client(args.sandbox_url, manifest, problems)
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer or args.model)
 
     async def run():

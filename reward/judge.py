@@ -94,7 +94,7 @@ def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
         an unreachable sandbox (``infra_error``).
     """
     client = client or default_client()
-    missing = spec_missing_libraries(client, sandbox_language(spec), spec.prelude)
+    missing = spec_missing_libraries(client, sandbox_language(spec), spec.prelude, spec.libraries)
     if missing:
         return _missing_judgement(spec, missing)
     return _Judging(spec, code, stop_on_first_failure).run(client.run_tests)
@@ -109,8 +109,9 @@ async def ajudge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] =
                  stop_on_first_failure: bool = False) -> Judgement:
     """Async :func:`judge` (same arguments and result); the sandbox call is awaited."""
     client = client or default_client()
-    missing = (await asyncio.to_thread(spec_missing_libraries, client, sandbox_language(spec), spec.prelude)
-               if spec.prelude else [])  # no thread hop for the common spec without a prelude
+    missing = (await asyncio.to_thread(spec_missing_libraries, client, sandbox_language(spec), spec.prelude,
+                                       spec.libraries)
+               if spec.prelude or spec.libraries else [])  # no thread hop for the common plain spec
     if missing:
         return _missing_judgement(spec, missing)
     return await _Judging(spec, code, stop_on_first_failure).arun(client.arun_tests)

@@ -56,22 +56,26 @@ def missing_libraries(client: SandboxClient, language: str, names: Sequence[str]
     return list(json.loads(r.run_result.stdout))
 
 
-def require_libraries(client: SandboxClient, dataset: str, language: str, names: Sequence[str]) -> None:
+def require_libraries(client: SandboxClient, dataset: str, language: str, names: Sequence[str],
+                      profile: str = "default") -> None:
     """Refuse to score ``dataset`` when the sandbox lacks any of ``names`` (see the module docstring).
+    ``profile``: the runtime profile that has them (named in the error).
 
     Raises:
         MissingLibraries: naming the dataset, the missing libraries and the build command.
     """
     missing = missing_libraries(client, language, names)
     if missing:
-        raise MissingLibraries(missing_message(f"{dataset}: the", language, missing))
+        raise MissingLibraries(missing_message(f"{dataset}: the", language, missing, profile))
 
 
-def missing_message(subject: str, language: str, missing: Sequence[str]) -> str:
-    """The text of :class:`MissingLibraries` (``subject``: e.g. ``"humaneval: the"``)."""
+def missing_message(subject: str, language: str, missing: Sequence[str], profile: str = "default") -> str:
+    """The text of :class:`MissingLibraries` (``subject``: e.g. ``"humaneval: the"``; ``profile``: the
+    runtime profile that has the libraries)."""
+    use = "" if profile == "default" else f" and run the sandbox with JUDGEBOX_RUNTIME={profile}"
     return (f"{subject} sandbox's {language} programs cannot import {', '.join(missing)}, which the "
             f"dataset's official harness provides; every correct solution using them would score 0. Build "
-            f"the program runtime (`{BUILD_COMMAND.format(name='default')}`) or use a sandbox that has them")
+            f"the program runtime (`{BUILD_COMMAND.format(name=profile)}`){use} or use a sandbox that has them")
 
 
 def prelude_libraries(prelude: str) -> list[str]:
@@ -99,12 +103,16 @@ _probed: "weakref.WeakKeyDictionary[SandboxClient, dict[tuple[str, ...], list[st
 _probed_lock = threading.Lock()
 
 
-def spec_missing_libraries(client: SandboxClient, language: str, prelude: str) -> list[str]:
-    """The libraries a spec's ``prelude`` imports that ``client``'s sandbox lacks (``[]`` when it has
-    them, for a spec without prelude, and when the probe could not run: the judge's own run then
-    reports the sandbox's failure). Probed once per client and set of names (a ~50 ms run).
+def spec_missing_libraries(client: SandboxClient, language: str, prelude: str,
+                           libraries: Sequence[str] = ()) -> list[str]:
+    """The libraries a spec's ``prelude`` imports, and its declared ``libraries``, that ``client``'s
+    sandbox lacks (``[]`` when it has them, for a spec with neither, and when the probe could not run:
+    the judge's own run then reports the sandbox's failure). Probed once per client and set of names
+    (a ~50 ms run).
     """
     names = _prelude_modules(prelude) if prelude else ()
+    if libraries:
+        names = tuple(sorted({*names, *libraries}))
     if not names:
         return []
     with _probed_lock:

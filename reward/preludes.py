@@ -19,6 +19,11 @@ Sources (the lists of modules, written out here; read in each project's harness)
 - ``leetcode``: LeetCode's Python 3 environment, which pre-imports ``typing`` and the common
   standard-library modules and provides ``sortedcontainers``, ``ListNode`` and ``TreeNode``
   (the block follows LeetCodeDataset's prompt imports plus those names). Needs ``sortedcontainers``.
+- ``bigcodebench``: BigCodeBench ``bigcodebench/eval/__init__.py`` and ``eval/utils.py``
+  (``reliability_guard``): the module it runs each program in already holds ``sys``, ``os`` and
+  ``environ`` (``os.environ``), and the guard sets ``TZ=UTC`` (with ``time.tzset()``),
+  ``OMP_NUM_THREADS=1``, ``TF_CPP_MIN_LOG_LEVEL=3`` and ``TF_ENABLE_ONEDNN_OPTS=0`` before the program
+  runs (tasks that print dates or time TensorFlow depend on them). Binds no other name.
 """
 
 from __future__ import annotations
@@ -76,6 +81,11 @@ PRELUDES: dict[str, str] = {
                 + "\n" + _LEETCODE_TYPES,
 }
 PRELUDES["taco"] = PRELUDES["apps"]
+PRELUDES["bigcodebench"] = (
+    "import os\nimport sys\nenviron = os.environ\n"
+    + "".join(f"os.environ[{k!r}] = {v!r}\n" for k, v in (
+        ("TZ", "UTC"), ("OMP_NUM_THREADS", "1"), ("TF_CPP_MIN_LOG_LEVEL", "3"), ("TF_ENABLE_ONEDNN_OPTS", "0")))
+    + "__import__('time').tzset()\n")
 
 
 def get_prelude(name: str) -> str:

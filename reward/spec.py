@@ -101,6 +101,10 @@ class TestSpec(BaseModel):
     checker_program: Optional[str] = None
     run_timeout: float = Field(10.0, gt=0, description="seconds per test case")
     memory_limit_MB: int = Field(1024, ge=-1, description="MiB per test case")
+    libraries: list[str] = Field(
+        default_factory=list, description="modules outside Python's standard library that the dataset's harness "
+                                          "gives this problem's programs (BigCodeBench's libs): checked before "
+                                          "the run; a sandbox without one judges it infra_error, never wrong")
     multiple_answers: bool = Field(
         False, description="the problem accepts several answers; without a checker program a wrong "
                            "answer is flagged needs_checker for dataset audits")

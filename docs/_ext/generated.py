@@ -135,9 +135,30 @@ def http_page() -> str:
     return "\n".join(out)
 
 
+def datasets_page() -> str:
+    from judgebox.reward.loaders import list_manifests
+
+    out = ["# Datasets\n", "Generated from the manifests in `datasets/` (`judgebox datasets` lists them with what is",
+           "found locally). *Needs*: the program runtime profile whose libraries the dataset's harness gives",
+           "programs (`judgebox runtime build --profile NAME`; `default` is what `scripts/install.sh` builds), the",
+           "libraries checked before scoring, and the official import block (`prelude`). Limits: seconds per test",
+           "case and MiB (empty: the spec's defaults, 10 s and 1,024 MiB).\n",
+           "| dataset | format | language | limits | needs | description | how to get it |",
+           "|---|---|---|---|---|---|---|"]
+    for m in list_manifests():
+        limits = " ".join(x for x in (f"{m.run_timeout:g} s" if m.run_timeout else "",
+                                      f"{m.memory_limit_MB} MiB" if m.memory_limit_MB else "") if x)
+        needs = ", ".join(x for x in (f"runtime `{m.runtime}`", *(f"`{lib}`" for lib in m.libraries),
+                                      f"prelude `{m.prelude}`" if m.prelude else "") if x)
+        cells = [f"`{m.name}`", f"`{m.format}`", m.language or "", limits, needs, m.description, m.source]
+        out.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+    return "\n".join(out) + "\n"
+
+
 def write_pages(app=None) -> None:
     os.makedirs(OUT, exist_ok=True)
-    for name, make in (("settings.md", settings_page), ("cli.md", cli_page), ("http-api.md", http_page)):
+    for name, make in (("settings.md", settings_page), ("cli.md", cli_page), ("http-api.md", http_page),
+                       ("datasets.md", datasets_page)):
         text = make()
         path = os.path.join(OUT, name)
         if not os.path.exists(path) or open(path).read() != text:

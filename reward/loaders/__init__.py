@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional, Union
 
 from . import (
     apps,
+    bigcodebench,
     codecontests,
     cruxeval,
     evalplus,
@@ -30,6 +31,7 @@ from . import (
     sandboxfusion,
     verl,
 )
+from .hub import HubUnavailable, hub_rows
 from .manifest import Manifest, get_manifest, list_manifests
 from .problem import Problem
 from .rows import read_rows
@@ -51,9 +53,11 @@ FORMATS: dict[str, Callable[[dict[str, Any], int, str], Problem]] = {
     "mbxp": mbxp.to_problem,
     "cruxeval-input": cruxeval.input_problem,
     "cruxeval-output": cruxeval.output_problem,
+    "bigcodebench-complete": bigcodebench.complete_problem,
+    "bigcodebench-instruct": bigcodebench.instruct_problem,
 }
 
-__all__ = ["FORMATS", "Manifest", "Problem", "get_manifest", "list_manifests", "load_dataset",
+__all__ = ["FORMATS", "Manifest", "Problem", "convert_rows", "get_manifest", "list_manifests", "load_dataset",
            "load_problems", "read_rows"]
 
 
@@ -74,21 +78,27 @@ def load_problems(path: Union[str, Path], format: str, *, data_source: Optional[
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; use one of: {', '.join(FORMATS)}")
-    source = data_source or Path(path).name.split(".")[0]
+    return convert_rows(read_rows(path), format, str(path), data_source or Path(path).name.split(".")[0],
+                        **spec_overrides)
+
+
+def convert_rows(rows: list[dict[str, Any]], format: str, where: str, source: str,
+                 **spec_overrides: Any) -> list[Problem]:
+    """:func:`load_problems` for rows already read (``where``: the file or hub dataset, named in errors)."""
     convert = FORMATS[format]
     problems = []
-    for index, row in enumerate(read_rows(path)):
+    for index, row in enumerate(rows):
         try:
             problem = convert(row, index, source)
         except KeyError as exc:
-            raise ValueError(f"{path}: row {index} has no field {exc} required by format {format!r}") from None
+            raise ValueError(f"{where}: row {index} has no field {exc} required by format {format!r}") from None
         if problem.spec is not None and spec_overrides:
             problem.spec = problem.spec.model_copy(update=spec_overrides)
             problem.language = problem.spec.language
         problems.append(problem)
     ids = [p.task_id for p in problems]
     if len(set(ids)) != len(ids):
-        raise ValueError(f"{path}: duplicate task ids in format {format!r} (e.g. "
+        raise ValueError(f"{where}: duplicate task ids in format {format!r} (e.g. "
                          f"{next(i for i in ids if ids.count(i) > 1)!r})")
     return problems
 
@@ -100,7 +110,8 @@ def load_dataset(name_or_path: str, format: Optional[str] = None) -> tuple[list[
         ``(problems, manifest)``; ``manifest`` is ``None`` for a plain file.
 
     Raises:
-        FileNotFoundError: the dataset's files are not found locally (the message says how to get it).
+        FileNotFoundError: the dataset's files are not found locally, nor (for a manifest with ``hub``)
+            on the hub (the message says why and how to get it).
         KeyError: an unknown dataset name with no such file.
         ValueError: see :func:`load_problems`.
     """
@@ -111,11 +122,20 @@ def load_dataset(name_or_path: str, format: Optional[str] = None) -> tuple[list[
         return load_problems(path, format), None
     manifest = get_manifest(name_or_path)
     found = manifest.locate()
-    if found is None:
+    if found is None and manifest.hub is None:
         raise FileNotFoundError(f"dataset {manifest.name!r} not found locally (looked for "
                                 f"{', '.join(manifest.files)}). {manifest.source}")
-    problems = load_problems(found, format or manifest.format, data_source=manifest.name,
-                             **manifest.spec_overrides())
+    if found is None:
+        try:
+            rows = hub_rows(manifest.hub)
+        except HubUnavailable as exc:
+            raise FileNotFoundError(f"dataset {manifest.name!r} not found locally (looked for "
+                                    f"{', '.join(manifest.files)}), and {exc}. {manifest.source}") from None
+        problems = convert_rows(rows, format or manifest.format, f"hub dataset {manifest.hub}", manifest.name,
+                                **manifest.spec_overrides())
+    else:
+        problems = load_problems(found, format or manifest.format, data_source=manifest.name,
+                                 **manifest.spec_overrides())
     if not manifest.has_gold:
         for problem in problems:
             problem.gold = None

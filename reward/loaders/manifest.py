@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from judgebox.reward.preludes import PRELUDES
 from judgebox.reward.spec import CheckerMode
 
+from .hub import HubSource
+
 
 class Manifest(BaseModel):
     """One dataset manifest (the YAML fields). Times are seconds, memory MiB."""
@@ -42,9 +44,22 @@ class Manifest(BaseModel):
     has_gold: bool = True
     sample_columns: list[str] = Field(default_factory=list, description="columns usable as samples")
     source: str = Field("", description="how to get the data when it is not found locally")
+    hub: Optional[HubSource] = Field(None, description="the official hub dataset with the same fields, read "
+                                     "when no local file is found (needs network and the datasets library)")
+    runtime: str = Field("default", description="the program runtime profile that has the libraries the "
+                         "dataset's harness gives programs (named when the sandbox lacks one)")
     libraries: list[str] = Field(default_factory=list, description="modules the official harness gives programs "
                                  "(Python import names, Node.js packages): scoring refuses to start when the "
                                  "sandbox's runtime lacks one (judgebox.reward.libraries)")
+
+    @field_validator("runtime")
+    @classmethod
+    def _known_runtime(cls, v: str) -> str:
+        from judgebox.sandbox.runtime import PROFILES
+
+        if v not in PROFILES:
+            raise ValueError(f"runtime: unknown profile {v!r}; use one of {sorted(PROFILES)}")
+        return v
 
     @field_validator("prelude")
     @classmethod

@@ -192,7 +192,8 @@ def test_a_row_whose_harness_prelude_needs_a_missing_library_is_masked_not_zero(
     from judgebox.sandbox import SandboxClient
 
     assert {k: prelude_libraries(v) for k, v in PRELUDES.items()} == \
-        {"apps": ["numpy"], "livecodebench": [], "verl": [], "leetcode": ["sortedcontainers"], "taco": ["numpy"]}
+        {"apps": ["numpy"], "livecodebench": [], "verl": [], "leetcode": ["sortedcontainers"], "taco": ["numpy"],
+         "bigcodebench": []}
     client = SandboxClient("", local=sandbox)
     spec = TestSpec(kind="call", fn_name="f", calls=[CallCase(args=[1], expected=2)],
                     prelude="import os\nfrom judgebox_no_such_module.sub import x\n")
