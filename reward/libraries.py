@@ -39,12 +39,13 @@ class MissingLibraries(ValueError):
 
 
 def missing_libraries(client: SandboxClient, language: str, names: Sequence[str]) -> list[str]:
-    """The ``names`` (Python modules, Node.js packages) the sandbox's ``language`` programs cannot load.
-    Other languages are not checked (``[]``).
+    """The ``names`` (Python modules, Node.js packages) the sandbox's ``language`` programs cannot load
+    (TypeScript's are Node.js's). Other languages are not checked (``[]``).
 
     Raises:
         SandboxInfraError: the sandbox did not answer; RuntimeError: the probe itself failed.
     """
+    language = "nodejs" if language == "typescript" else language  # tsx runs on node, with the same NODE_PATH
     probe = _PROBES.get(language)
     if probe is None or not names:
         return []

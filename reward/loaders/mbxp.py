@@ -19,6 +19,8 @@ tests' own "this case failed" throw is rewritten into the harness's failed-asser
 - java: ``throw new java.lang.Exception("Exception -- test case ...`` -> ``throw new AssertionError(...``;
 - javascript: ``throw 'Error at Nth assert statement...'`` throws ``assert.fail(...)`` first (the tests
   ``require("lodash")``: the manifest lists it);
+- typescript: the same as javascript, run with tsx as the ``typescript`` language is (types stripped,
+  not checked: mxeval compiles with ``tsc`` and runs the JavaScript it emits despite type errors);
 - go: the tests' ``func main()`` becomes ``TestMBXP(t *testing.T)`` (the prompt gets ``import "testing"``),
   run as MultiPL-E's Go tests are; a panic whose message starts with ``Exception`` (``deepCompare``'s)
   fails the test, any other panic is re-raised;
@@ -29,7 +31,7 @@ tests' own "this case failed" throw is rewritten into the harness's failed-asser
 - perl: ``die "Exception -- test case N did not pass.";`` -> the message on stderr and ``exit 1`` (a
   failed test for the Perl harness). The tests ``use Data::Compare`` (Debian ``libdata-compare-perl``).
 
-typescript, kotlin, csharp, scala and swift have no runner in judgebox: such a row has no spec
+kotlin, csharp, scala and swift have no runner in judgebox: such a row has no spec
 (``test_data_error``). A missing field raises ``KeyError`` (the loader names file, row and field).
 """
 
@@ -45,7 +47,7 @@ from .problem import Problem, guarded_spec, text_columns
 FIELDS = {"task_id", "language", "prompt", "test", "entry_point", "canonical_solution", "description"}
 #: mxeval language -> sandbox language.
 LANGUAGES = {"python": "python", "cpp": "cpp", "java": "java", "javascript": "nodejs", "go": "go", "ruby": "ruby",
-             "php": "php", "perl": "perl"}
+             "php": "php", "perl": "perl", "typescript": "typescript"}
 
 _GO_FAIL = ("func TestMBXP(t *testing.T) {\n\tdefer func() {\n\t\tif r := recover(); r != nil {\n"
             "\t\t\tif s, ok := r.(string); ok && len(s) >= 9 && s[:9] == \"Exception\" {\n"
@@ -88,6 +90,7 @@ TESTS: dict[str, Callable[[str], str]] = {
     "perl": _sub(r"\bdie\s+(\"Exception -- test case[^\"\n]*\")", r'do { print STDERR \1, "\\n"; exit 1 }',
                  "'die \"Exception -- test case ...\"'"),
 }
+TESTS["typescript"] = TESTS["nodejs"]
 
 
 def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:

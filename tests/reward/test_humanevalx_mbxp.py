@@ -23,7 +23,7 @@ from tests.fixtures import rows_multilang as rows
 
 HUMANEVAL_X = ["python", "cpp", "java", "js", "go", "rust"]
 MBXP = {"python": "python", "cpp": "cpp", "java": "java", "js": "javascript", "go": "go", "ruby": "ruby",
-        "php": "php", "perl": "perl"}
+        "php": "php", "perl": "perl", "ts": "typescript"}
 #: slow tier: compiled languages, and HumanEval-X Python (CodeGeeX's prelude imports numpy in every run)
 SLOW = {"cpp", "java", "go", "rust"}
 
@@ -119,6 +119,7 @@ def test_humaneval_x_js_console_assert_becomes_a_throwing_assertion():
     ("ruby", 'flunk("Error at test case 1")'),
     ("php", 'throw new Exception("Test failed!");'),
     ("perl", 'do { print STDERR "Exception -- test case 0 did not pass.", "\\n"; exit 1 };'),
+    ("typescript", "throw require('node:assert').fail('Error at 1th assert statement'), 'Error at 1th"),
 ])
 def test_mbxp_failed_case_becomes_the_harness_failed_check(lang, needle):
     """mxeval's "this case failed" throw becomes the form each harness reports as wrong_answer."""
@@ -130,12 +131,12 @@ def test_mbxp_failed_case_becomes_the_harness_failed_check(lang, needle):
 
 def test_mbxp_rows_without_a_runner_or_a_failure_statement_are_test_data_errors(tmp_path):
     base = rows.mbxp_rows("cpp")[0]
-    bad = [{**base, "task_id": "MBTSP/1", "language": "typescript"},
+    bad = [{**base, "task_id": "MBKP/1", "language": "kotlin"},
            {**base, "task_id": "MBCPP/9", "test": "int main() { return 0; }"}]
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in bad))
     ts, cpp = load_problems(path, "mbxp")
-    assert ts.spec is None and "'typescript' has no runner" in ts.data_error
+    assert ts.spec is None and "'kotlin' has no runner" in ts.data_error
     assert cpp.spec is None and "no 'throw runtime_error" in cpp.data_error
 
 
