@@ -27,6 +27,13 @@ read from those files (nuprl/MultiPL-E, read 2026-12-02; its ``eval_cpp.py``, ``
     rkt   racket F.rkt                                     pass: exit 0 and nothing on stderr
                                                            (rackunit reports a failed check on
                                                            stderr and exits 0) (15 s)
+    ts    tsc --target esnext F.ts; node F.js              pass: both exit 0 (a type error fails)
+                                                           (15 s each; eval_ts.py)
+    d     rdmd -unittest -main F.d                         pass: exit 0       (15 s; eval_dlang.py)
+
+``tsc`` is TypeScript 5.3.3 (the version of SandboxFusion's runtime; ``npm install typescript@5.3.3``,
+its ``node_modules/.bin`` first on PATH). rdmd (dmd) has no Debian package: D is built with gdc
+12 (``gdc -funittest F.d -o F; ./F``, 15 s each); MultiPL-E's D tests bring their own empty ``main``.
 
 ``safe_subprocess.run`` keeps only about the first 2 KB of each stream; the ``"PHP Parse error"``
 and ``"ERROR"`` checks here read the first 2048 bytes too. An interpreted language's run that times
@@ -75,7 +82,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "tests" / "reward" / "data" / "multiple_evaluator_verdicts.json"
-LANGUAGES = ("cpp", "go", "java", "js", "rs", "sh", "rb", "php", "pl", "lua", "r", "rkt")
+LANGUAGES = ("cpp", "go", "java", "js", "rs", "sh", "rb", "php", "pl", "lua", "r", "rkt", "ts", "d")
 #: dataset -> the record's keys for its (generation, program) verdicts
 DATASETS = {"humaneval": ("generation", "program"), "mbpp": ("mbpp_generation", "mbpp_program")}
 #: the first bytes of each stream that MultiPL-E's safe_subprocess.run keeps
@@ -131,7 +138,8 @@ def _evaluate(lang: str, program: str) -> bool | None:
                "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", os.path.expanduser("~/.rustup")),
                "CARGO_HOME": os.environ.get("CARGO_HOME", os.path.expanduser("~/.cargo"))}
         name = {"cpp": "f.cpp", "java": "f.java", "go": "f_test.go", "js": "f.js", "rs": "f.rs", "sh": "f.sh",
-                "rb": "f.rb", "php": "f.php", "pl": "f.pl", "lua": "f.lua", "r": "f.r", "rkt": "f.rkt"}[lang]
+                "rb": "f.rb", "php": "f.php", "pl": "f.pl", "lua": "f.lua", "r": "f.r", "rkt": "f.rkt",
+                "ts": "f.ts", "d": "f.d"}[lang]
         Path(d, name).write_text(program)
         if lang in INTERPRETED:
             argv, timeout = INTERPRETED[lang]
@@ -160,6 +168,12 @@ def _evaluate(lang: str, program: str) -> bool | None:
             return code is not None and not any(m in out for m in ("[setup failed]", "[build failed]", "FAIL"))
         if lang == "js":
             return run(["node", name], d, 15, env)[0] == 0
+        if lang == "ts":
+            code, _ = run(["tsc", "--target", "esnext", name], d, 15, env)
+            return code == 0 and run(["node", "f.js"], d, 15, env)[0] == 0
+        if lang == "d":
+            code, _ = run(["gdc", "-funittest", name, "-o", "f"], d, 15, env)
+            return code == 0 and run(["./f"], d, 15, env)[0] == 0
         if lang == "rs":
             code, _ = run(["rustc", name, "-o", "f"], d, 60, env)
             return code == 0 and run(["./f"], d, 5, env)[0] == 0

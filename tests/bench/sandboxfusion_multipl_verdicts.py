@@ -24,7 +24,9 @@ needs Go >= 1.22 (Debian 12 has 1.19: ``apt-get install -t bookworm-backports go
 The six interpreted languages (``--languages rb,php,pl,lua,r,rkt --datasets humaneval,mbpp``) need
 ``ruby``, ``php``, ``perl`` with Test::Deep, ``lua`` with luaunit (Debian ``lua-unit``), ``Rscript``
 and ``racket`` on PATH (SandboxFusion runs ``ruby F``, ``php -f F``, ``perl F``, ``lua F``,
-``Rscript F``, ``racket F``; it accepts exit status 0).
+``Rscript F``, ``racket F``; it accepts exit status 0). TypeScript (``ts``) needs ``tsx`` on PATH
+(the default runtime's ``node_modules/.bin/tsx``); D (``d``) needs ``dmd`` (``dmd F -unittest -of=test``),
+which has no Debian package: a wrapper that runs ``gdc -funittest -o test F`` stands in.
 
 ``--details`` also writes each row's full SandboxFusion answer (compile/run output) for reading
 disagreements; it is not checked in.
@@ -45,7 +47,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = Path(os.environ.get("JUDGEBOX_DATA_DIR", ".")) / "sandboxfusion-samples"
 OUT = ROOT / "tests" / "reward" / "data" / "sandboxfusion_multipl_verdicts.json"
-LANGUAGES = ("cpp", "go", "java", "js", "rs", "sh", "rb", "php", "pl", "lua", "r", "rkt")
+LANGUAGES = ("cpp", "go", "java", "js", "rs", "sh", "rb", "php", "pl", "lua", "r", "rkt", "ts", "d")
 #: dataset -> the file's key for its verdicts ({lang: {task_id: accepted}})
 DATASETS = {"humaneval": "verdicts", "mbpp": "mbpp_verdicts"}
 
@@ -146,7 +148,8 @@ def main() -> None:
                   "Go 1.22 (bookworm-backports) first on PATH, GOTOOLCHAIN=local, GOPROXY=off; g++ 12.2, "
                   "libboost-dev 1.74, OpenJDK 17, node 20, rustc 1.95, bash 5.2, ruby 3.1.2, PHP 8.2, "
                   "perl 5.36 with Test::Deep, Lua 5.4.4 with luaunit 3.4 (Debian lua-unit), R 4.2.2, "
-                  "Racket 8.7 (Debian 12 host)",
+                  "Racket 8.7, tsx 4.7.1 (TypeScript), dmd as a wrapper running gdc 12 with dmd's flags "
+                  "(dmd has no Debian package) (Debian 12 host)",
         "limits": "SandboxFusion's defaults (20 s compile, 20 s run); a row answered with a time limit is "
                   f"graded again with {RETRY_LIMITS} (seconds): this 2-core machine was shared and loaded",
         "datasets": {key: f"{d}-<lang>.jsonl of SandboxFusion's sandbox/tests/datasets/samples/Multi-PLE/"

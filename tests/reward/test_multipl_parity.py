@@ -36,7 +36,11 @@ R_CPP_OPENSSL = ("the answer computes MD5 with OpenSSL: judgebox links -lcrypto 
 R_RENAMED_FUNCTION = ("the answer names its function otherwise than the prompt (Racket: `split-words` for "
                       "`split_words`, `list_sort` for `sorted_list_sum`): as written it does not define the function "
                       "the tests call, while a continuation of the prompt puts its body under the prompt's own header")
-PROGRAM_DIFFERS: dict[str, dict[str, str]] = {"cpp": {"HumanEval_162_string_to_md5": R_CPP_OPENSSL}}
+R_TS_NODE_TYPES = ("the answer imports Node's `crypto`: MultiPL-E's `tsc --target esnext F.ts` has no Node type "
+                   "declarations (@types/node), so the type check fails (TS2792) and the answer with it; judgebox, "
+                   "as SandboxFusion, runs TypeScript with tsx, which strips types without checking them")
+PROGRAM_DIFFERS: dict[str, dict[str, str]] = {"cpp": {"HumanEval_162_string_to_md5": R_CPP_OPENSSL},
+                                              "ts": {"HumanEval_162_string_to_md5": R_TS_NODE_TYPES}}
 STRICTER: dict[str, dict[str, str]] = {
     "go": {"HumanEval_56_correct_bracketing": R_GO_UNUSED_IMPORT, "HumanEval_67_fruit_distribution": R_GO_UNUSED_IMPORT,
            "HumanEval_112_reverse_delete": R_GO_UNUSED_IMPORT},
@@ -84,8 +88,20 @@ R_RB_SLOW = ("the answer is slow (it searches every path: 48 s of wall time on t
              "20 s limit timed it out too; the recorder's retry with a 60 s limit accepted it; judgebox's 15 s "
              "limit (MultiPL-E's 5 s) times it out")
 
+R_D_IMPORT_HELPER = ("SandboxFusion puts `import std.array; import std.algorithm;` before every D answer (its "
+                     "IMPORT_HELPER); the answer uses split/filter/array/min/max/sort/canFind/swap without importing "
+                     "them, and MultiPL-E's prompt imports only std.math and std.typecons: judgebox, as MultiPL-E's "
+                     "own evaluator, adds nothing, so it does not compile")
+
 #: Rows where judgebox's verdict differs from SandboxFusion's, and why.
 KNOWN: dict[str, dict[str, str]] = {
+    "ts": {},
+    "d": {t: R_D_IMPORT_HELPER for t in (
+        "HumanEval_6_parse_nested_parens", "HumanEval_7_filter_by_substring", "HumanEval_9_rolling_max",
+        "HumanEval_29_filter_by_prefix", "HumanEval_30_get_positive", "HumanEval_36_fizz_buzz",
+        "HumanEval_40_triples_sum_to_zero", "HumanEval_42_incr_list", "HumanEval_64_vowels_count",
+        "HumanEval_114_minSubArraySum", "HumanEval_144_simplify", "HumanEval_157_right_angle_triangle",
+        "HumanEval_159_eat")},
     "cpp": {
         "HumanEval_34_unique": R_USING_STD,
         "HumanEval_35_max_element": R_USING_STD,
