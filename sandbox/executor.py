@@ -7,6 +7,7 @@ recipes in :mod:`judgebox.sandbox.languages`; notebook cells in :mod:`judgebox.s
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import errno
 import mmap
@@ -139,12 +140,16 @@ class Executor:
             env["NODE_PATH"] = runtime.node_path
         if recipe is not None:
             env.update(dict(recipe.env))
-            if recipe.name in ("go", "go_test"):
-                fresh_trim(self.gocache)  # Go >= 1.21 fails a build that cannot record its cache trim
-                if getattr(self, "go_std", None) is not None:
-                    self.go_std.ensure()
         env.update(iso.env)
         return env
+
+    def _before_go_build(self, recipe: Recipe) -> None:
+        """For a Go run: the shared cache's trim record made fresh (Go >= 1.21 fails a build that
+        cannot record its trim on the read-only cache) and the standard library's build started."""
+        if recipe.name in ("go", "go_test"):
+            fresh_trim(self.gocache)
+            if self.go_std is not None:
+                self.go_std.ensure()
 
     def memory_MB(self, requested: Optional[int]) -> int:
         """The memory limit in MiB for a request's ``memory_limit_MB`` (``-1``/``None`` = default, clamped)."""
@@ -283,28 +288,28 @@ class Executor:
         if self.forkserver is not None:
             with contextlib.suppress(ForkServerUnavailable):
                 self.forkserver.ready()
-        for name in ("cpp", "java"):
-            recipe = RECIPES[name]
-            if recipe.compile and name in self._installed:
-                self.speedups(recipe.argv(recipe.compile, "", self.settings.python))
-        if self.go_std is not None:
-            self.go_std.ensure()
+        self._start_prebuilds()
 
     def prebuild(self) -> dict[str, bool]:
         """Build the prebuilt artifacts of the default compile commands and Go's standard library
         now, waiting for each (``judgebox prebuild``: at install or image build time, so a fresh
         server's first compiles do not wait for them). Returns ``{artifact: ready}``."""
-        ready: dict[str, bool] = {}
+        return {what: bool(future.result()) for what, future in self._start_prebuilds().items()}
+
+    def _start_prebuilds(self) -> "dict[str, concurrent.futures.Future]":
+        """Start (once) the builds of the default compile commands' prebuilt artifacts and of Go's
+        standard library; ``{artifact: future of its readiness}``."""
+        started: "dict[str, concurrent.futures.Future]" = {}
         for name, what, prebuilt, key_of in (("cpp", "precompiled bits/stdc++.h", self.pch, pch_key),
                                              ("java", "javac class-data archive", self.javac_archive,
                                               lambda argv, _: javac_key(argv))):
             recipe = RECIPES[name]
-            if prebuilt is not None and recipe.compile:
-                key = key_of(recipe.argv(recipe.compile, "", self.settings.python), "")
-                ready[what] = bool(key is not None and prebuilt.ensure(key).result())
+            key = key_of(recipe.argv(recipe.compile, "", self.settings.python), "") if recipe.compile else None
+            if prebuilt is not None and key is not None:
+                started[what] = prebuilt.ensure(key)
         if self.go_std is not None:
-            ready["go standard library"] = self.go_std.ensure().result()
-        return ready
+            started["go standard library"] = self.go_std.ensure()
+        return started
 
     def _toolchain_id(self, recipe: Recipe) -> str:
         if recipe.name not in self._toolchain_ids:
@@ -367,6 +372,7 @@ class Executor:
                                     request.disk_limit_MB) as iso, \
                 self.workdir(files, iso) as workdir:
             env = self.env(workdir, iso, recipe)
+            self._before_go_build(recipe)
             for path in request.fetch_files:  # an absolute path is refused before anything runs
                 on_disk(iso, path, "fetch_files")
             for i, case in enumerate(cases):
