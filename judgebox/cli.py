@@ -490,7 +490,9 @@ def _datasets(args: argparse.Namespace) -> int:
         table.add_column(column, overflow="fold")
     for m in list_manifests():
         found = m.locate()
-        where = f"[green]{found}[/green]" if found else f"[yellow]missing[/yellow]: {m.source}"
+        how = f"the hub's {m.hub} is read when there is network; or {m.source[:1].lower()}{m.source[1:]}" \
+            if m.hub else m.source
+        where = f"[green]{found}[/green]" if found else f"[yellow]missing[/yellow]: {how}"
         samples = "gold" if m.has_gold else ", ".join(f"column:{c}" for c in m.sample_columns) or "-"
         table.add_row(m.name, m.format, m.language or "(per row)", samples, where)
     Console().print(table)

@@ -347,6 +347,16 @@ def test_judgebox_datasets_lists_local_and_missing_datasets():
     assert "column:gpt_solution" in lines["multipl-e-cpp"]
 
 
+def test_judgebox_datasets_says_a_missing_dataset_with_a_hub_source_is_read_from_the_hub(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets"], capture_output=True, text=True,
+                          check=True, cwd=tmp_path, env={**os.environ, "COLUMNS": "400", "HOME": str(tmp_path),
+                                                         "JUDGEBOX_DATA_DIR": str(tmp_path)})
+    lines = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 2}
+    assert "missing: the hub's cruxeval-org/cruxeval (split test) is read when there is network; or from " \
+           "github.com/facebookresearch/cruxeval" in lines["cruxeval-input"]
+    assert "missing: Export HF BAAI/TACO" in lines["taco"]  # no hub source: how to get it
+
+
 def test_multipl_e_go_program_gets_the_imports_its_tests_need():
     """MultiPL-E's Go tests use the prompt's imports (testing, fmt); a restated program that dropped
     one gets it back, and keeps its own extra imports."""
