@@ -186,7 +186,10 @@ def checked_client(urls: list[str], manifest=None, problems=()):
         raise UsageError(f"--sandbox-url: {exc}") from None
     except MissingLibraries as exc:
         client.close()
-        raise UsageError(str(exc)) from None
+        needing = [p.task_id for p in problems if p.spec is not None and set(p.spec.libraries) & set(exc.missing)]
+        where = (f" ({len(needing)} of the {len(problems)} problems to score need them, e.g. {needing[0]}; a samples "
+                 "file without them, with --allow-partial, scores the others)") if needing else ""
+        raise UsageError(f"{exc}{where}") from None
     return client
 
 
@@ -257,7 +260,8 @@ def _eval(args: argparse.Namespace) -> int:
     sanitize = args.sanitize if args.sanitize is not None else bool(manifest and manifest.sanitize)
     if sanitize:
         check_sanitizable(problems)
-    client = checked_client(args.sandbox_url, manifest, problems)
+    attempted = {s.task_id for s in samples}
+    client = checked_client(args.sandbox_url, manifest, [p for p in problems if p.task_id in attempted])
     concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
@@ -484,14 +488,16 @@ def _datasets(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from judgebox.reward.loaders import list_manifests
+    from judgebox.reward.loaders.hub import hub_library
 
     table = Table(title="judgebox datasets", show_lines=False)
     for column in ("name", "format", "language", "--samples", "local file / how to get it"):
         table.add_column(column, overflow="fold")
     for m in list_manifests():
         found = m.locate()
-        how = f"the hub's {m.hub} is read when there is network; or {m.source[:1].lower()}{m.source[1:]}" \
-            if m.hub else m.source
+        reader = "is read when there is network" if hub_library() else \
+            "can be read with the datasets library (pip install 'judgebox[hub]') when there is network"
+        how = f"the hub's {m.hub} {reader}; or {m.source[:1].lower()}{m.source[1:]}" if m.hub else m.source
         where = f"[green]{found}[/green]" if found else f"[yellow]missing[/yellow]: {how}"
         samples = "gold" if m.has_gold else ", ".join(f"column:{c}" for c in m.sample_columns) or "-"
         table.add_row(m.name, m.format, m.language or "(per row)", samples, where)

@@ -102,7 +102,8 @@ def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
 
 def _missing_judgement(spec: TestSpec, missing: list[str]) -> Judgement:
     return Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests,
-                     message=missing_message("the", sandbox_language(spec), missing))
+                     message=missing_message("the", sandbox_language(spec), missing,
+                                             None if spec.libraries else "default"))
 
 
 async def ajudge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
@@ -297,7 +298,7 @@ class _Judging:
         status = (m or {}).get("status")
         if m and m.get("error"):
             res.stderr = (res.stderr + "\n" + str(m["error"])).strip()[-_HEAD:]
-        if m and status in ("ok", "fail") and all(type(m.get(k)) is int for k in ("ran", "skipped", "total")):
+        if m and status in ("ok", "fail", "error") and all(type(m.get(k)) is int for k in ("ran", "skipped", "total")):
             self.methods = (m["ran"], m["total"] - m["skipped"])  # the unittest runner's counts
         named = {"compile_error": Verdict.compile_error, "test_error": Verdict.test_data_error,
                  "fail": Verdict.wrong_answer, "error": Verdict.runtime_error, "skip": Verdict.skipped}

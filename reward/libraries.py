@@ -20,7 +20,7 @@ import json
 import sys
 import threading
 import weakref
-from typing import Sequence
+from typing import Optional, Sequence
 
 from judgebox.sandbox.client import SandboxClient
 from judgebox.sandbox.runtime import BUILD_COMMAND
@@ -35,7 +35,12 @@ _PROBES = {
 
 
 class MissingLibraries(ValueError):
-    """The sandbox lacks libraries a dataset's harness provides; the message names them and the fix."""
+    """The sandbox lacks libraries a dataset's harness provides; the message names them and the fix.
+    ``missing``: their names."""
+
+    def __init__(self, message: str, missing: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.missing = list(missing)
 
 
 def missing_libraries(client: SandboxClient, language: str, names: Sequence[str]) -> list[str]:
@@ -67,16 +72,21 @@ def require_libraries(client: SandboxClient, dataset: str, language: str, names:
     """
     missing = missing_libraries(client, language, names)
     if missing:
-        raise MissingLibraries(missing_message(f"{dataset}: the", language, missing, profile))
+        raise MissingLibraries(missing_message(f"{dataset}: the", language, missing, profile), missing)
 
 
-def missing_message(subject: str, language: str, missing: Sequence[str], profile: str = "default") -> str:
+def missing_message(subject: str, language: str, missing: Sequence[str], profile: Optional[str] = "default") -> str:
     """The text of :class:`MissingLibraries` (``subject``: e.g. ``"humaneval: the"``; ``profile``: the
-    runtime profile that has the libraries)."""
-    use = "" if profile == "default" else f" and run the sandbox with JUDGEBOX_RUNTIME={profile}"
+    runtime profile that has the libraries, ``None`` when the caller does not know the dataset's)."""
+    if profile is None:
+        build = (f"a program runtime that has them (`{BUILD_COMMAND.format(name='PROFILE')}`: `default`, or the "
+                 "profile the dataset's manifest names, e.g. `bigcodebench`, run with JUDGEBOX_RUNTIME=PROFILE)")
+    else:
+        use = "" if profile == "default" else f" and run the sandbox with JUDGEBOX_RUNTIME={profile}"
+        build = f"the program runtime (`{BUILD_COMMAND.format(name=profile)}`){use}"
     return (f"{subject} sandbox's {language} programs cannot import {', '.join(missing)}, which the "
             f"dataset's official harness provides; every correct solution using them would score 0. Build "
-            f"the program runtime (`{BUILD_COMMAND.format(name=profile)}`){use} or use a sandbox that has them")
+            f"{build} or use a sandbox that has them")
 
 
 def prelude_libraries(prelude: str) -> list[str]:

@@ -101,6 +101,13 @@ class TestSpec(BaseModel):
     checker_program: Optional[str] = None
     run_timeout: float = Field(10.0, gt=0, description="seconds per test case")
     memory_limit_MB: int = Field(1024, ge=-1, description="MiB per test case")
+    shared_module: bool = Field(
+        False, description="Python unittest harness: the tests run in the solution's own module, as BigCodeBench's "
+                           "harness runs code + tests as one module (its tests patch the module's names); "
+                           "default: a module of their own holding a copy of the solution's names")
+    unittest_class: Optional[str] = Field(
+        None, description="Python unittest harness: run only the TestCase class of this name (BigCodeBench: "
+                          "TestCases); default: every TestCase class of the file, as python -m unittest")
     libraries: list[str] = Field(
         default_factory=list, description="modules outside Python's standard library that the dataset's harness "
                                           "gives this problem's programs (BigCodeBench's libs): checked before "

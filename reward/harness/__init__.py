@@ -148,7 +148,8 @@ def python_tasks(spec: TestSpec) -> list[dict]:
     """The runner tasks (one per case) for a Python ``call``/``assert``/``harness`` spec.
 
     Raises:
-        TestDataError: a unittest harness with no ``test*`` methods in a ``TestCase`` class.
+        TestDataError: a unittest harness with no ``test*`` methods in a ``TestCase`` class (in the
+            class ``spec.unittest_class`` when it is set).
     """
     if spec.kind == "call":
         return [{"mode": "call", "fn_name": spec.fn_name, "args": c.args} for c in spec.calls]
@@ -156,9 +157,17 @@ def python_tasks(spec: TestSpec) -> list[dict]:
         return [{"mode": "assert", "setup": spec.setup_code, "test": a} for a in spec.asserts]
     if spec.entry_point:
         return [{"mode": "harness", "test": spec.harness, "entry_point": spec.entry_point}]
-    if not count_tests(spec.harness or ""):
+    found = [cls for cls, _ in count_tests(spec.harness or "") if spec.unittest_class in (None, cls)]
+    if not found and spec.unittest_class:
+        raise TestDataError(f"harness: no test methods in a unittest TestCase class named {spec.unittest_class!r}")
+    if not found:
         raise TestDataError("harness: no entry_point, and no unittest TestCase test methods found")
-    return [{"mode": "unittest", "test": spec.harness}]
+    task = {"mode": "unittest", "test": spec.harness}
+    if spec.shared_module:
+        task["shared_module"] = True
+    if spec.unittest_class:
+        task["classes"] = [spec.unittest_class]
+    return [task]
 
 
 __all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "harness_isolation", "python_tasks", "sandbox_language",

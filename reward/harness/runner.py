@@ -9,7 +9,7 @@ read neither the nonce nor the tests):
 - the rest: one JSON object, the task: ``{"mode": "call", "fn_name": str, "args": [...]}``,
   ``{"mode": "assert", "setup": str, "test": str}``,
   ``{"mode": "asserts", "setup": str, "tests": [str, ...], "stop": bool}``, ``{"mode": "harness", "test": str,
-  "entry_point": str}``, ``{"mode": "unittest", "test": str}`` or
+  "entry_point": str}``, ``{"mode": "unittest", "test": str[, "shared_module": bool, "classes": [str, ...]]}`` or
   ``{"mode": "checker", "input": str, "output": str, "expected": str}``.
 
 Mode ``asserts`` runs every test in order in this one process and, after each, prints a line
@@ -294,13 +294,16 @@ def main():
     try:
         exec(code, module.__dict__)
         restore(saved, builtins=(builtins, saved_builtins))  # undone before the tests exist
-        tests_module = types.ModuleType("__judgebox_tests__")
+        if task.get("shared_module"):  # the tests run in the solution's own module (BigCodeBench's harness)
+            tests_module = module
+        else:
+            tests_module = types.ModuleType("__judgebox_tests__")
+            tests_module.__dict__.update(module.__dict__)
+            tests_module.__name__ = "__judgebox_tests__"
+            sys.modules["__judgebox_tests__"] = tests_module
         ns = tests_module.__dict__
-        ns.update(module.__dict__)
         ns["__builtins__"] = dict(saved_builtins)
         ns["__judgebox_eq__"] = eq
-        ns["__name__"] = "__judgebox_tests__"
-        sys.modules["__judgebox_tests__"] = tests_module
         if mode == "call":
             report("ok", value=call(ns, task["fn_name"], task["args"]))
         if mode == "checker":
@@ -309,6 +312,7 @@ def main():
                 report("error", error="check() must return a bool, got %s" % type(verdict).__name__)
             report("ok", value=verdict)
         exec(setup, ns)
+        solution_objects = {id(v) for v in ns.values()}  # a test class must be the tests' own
         if mode == "asserts":
             report("ok", ran=assert_loop(batch, ns, task.get("stop"), tools))
         exec(tests, ns)
@@ -319,7 +323,8 @@ def main():
             ns["check"](ns[entry])
             report("ok")
         if mode == "unittest":
-            status, fields = run_unittest(unittest, tests_module, pristine, result_class())
+            status, fields = run_unittest(unittest, tests_module, pristine, result_class(), task.get("classes"),
+                                          solution_objects)
             report(status, **fields)
         report("ok")
     except AssertionError as exc:
@@ -432,10 +437,13 @@ def _result_class(unittest, error_text):
     return Result
 
 
-def _run_unittest(unittest, tests_module, pristine, result):
+def _run_unittest(unittest, tests_module, pristine, result, classes=None, solution_objects=()):
     """Run the tests module as ``python -m unittest`` does: every ``TestCase`` class it defines (by
-    name, like ``dir()``), inherited and mixed-in ``test*`` methods, class and module fixtures, skips,
-    ``subTest`` and expected failures. ``TestCase`` helpers are pinned on each test class.
+    name, like ``dir()``; ``classes``: only the classes of these names, as BigCodeBench runs
+    ``TestCases`` alone), inherited and mixed-in ``test*`` methods, class and module fixtures, skips,
+    ``subTest`` and expected failures. ``TestCase`` helpers are pinned on each test class. A class
+    in ``solution_objects`` (ids of what the solution's module held before the tests ran: in a shared
+    module, the solution's own classes) is never a test class.
 
     Returns ``(status, fields)`` for the result line: ``ok`` with ``ran`` (passed), ``skipped`` and
     ``total``; ``fail``/``error`` naming the first failing test; ``skip`` when no test passed and
@@ -446,6 +454,8 @@ def _run_unittest(unittest, tests_module, pristine, result):
     for name in sorted(vars(tests_module)):
         cls = vars(tests_module)[name]
         if not (isinstance(cls, type) and issubclass(cls, test_case) and cls.__module__ == tests_module.__name__):
+            continue
+        if (classes is not None and name not in classes) or id(cls) in solution_objects:
             continue
         for attr, value in pristine.items():
             owner = next((k for k in cls.__mro__ if attr in vars(k)), None)

@@ -17,11 +17,13 @@ the solution (so the prompt's imports are there even when the answer forgot them
 sample continues. The official module environment (``sys``, ``os``, ``environ``, ``TZ=UTC``, one
 OpenMP thread) is the ``bigcodebench`` prelude (:data:`judgebox.reward.preludes.PRELUDES`).
 
-A pass needs every test method of the file to pass, as ``unittest`` ran them in the solution's process
-(the official harness runs them in one process with the solution: tests patch the libraries the
-solution calls). Limits are the manifest's (``datasets/bigcodebench-*.yaml``): 240 s per task (the
+A pass needs every test method of the file's ``TestCases`` class to pass (the only class the official
+harness runs), run by ``unittest`` in the solution's own module, as the official harness runs
+``code + "\n" + test`` as one module: tests patch the libraries the solution calls and names of the
+module itself (``patch(__name__ + ".randint")``), and the solution may use what the test file imports. Limits are the manifest's (``datasets/bigcodebench-*.yaml``): 240 s per task (the
 official ``BIGCODEBENCH_TIMEOUT_PER_TASK`` default) and the memory limit there. The libraries a row
-names outside Python's standard library become the spec's ``libraries``: a sandbox without one judges
+names outside Python's standard library, and those the test file itself imports, become the spec's
+``libraries``: a sandbox without one judges
 the task ``infra_error`` (and ``judgebox eval`` refuses to start, naming them and the ``bigcodebench``
 runtime profile that has them), never ``wrong_answer``.
 
@@ -35,6 +37,8 @@ import ast
 import sys
 from typing import Any
 
+from judgebox.reward.harness import python_tasks
+from judgebox.reward.libraries import prelude_libraries
 from judgebox.reward.preludes import PRELUDES
 from judgebox.reward.spec import TestDataError, TestSpec
 
@@ -59,13 +63,16 @@ def libraries(libs: Any) -> list[str]:
             raise TestDataError(f"libs: not a list of library names: {libs[:80]!r}") from None
     if not isinstance(libs, (list, tuple)) or not all(isinstance(x, str) for x in libs):
         raise TestDataError(f"libs: not a list of library names: {libs!r:.80}")
-    return sorted({x.split(".")[0] for x in libs} - set(sys.stdlib_module_names))
+    names = {x.strip().split(".")[0] for x in libs} - {""}
+    return sorted(names - set(sys.stdlib_module_names))
 
 
 def _spec(row: dict[str, Any], prefix: str) -> TestSpec:
+    used = {*libraries(row.get("libs", [])), *prelude_libraries(row["test"])}  # the tests import some themselves
     spec = TestSpec(kind="harness", harness=row["test"], prefix=prefix, prelude=PRELUDES["bigcodebench"],
-                    libraries=libraries(row.get("libs", [])))
+                    shared_module=True, unittest_class="TestCases", libraries=sorted(used))
     spec.check_data()
+    python_tasks(spec)  # a file without TestCases test methods: test_data_error, before any run
     return spec
 
 

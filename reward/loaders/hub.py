@@ -33,6 +33,16 @@ class HubUnavailable(RuntimeError):
     """The hub dataset could not be loaded: the message says which and why."""
 
 
+def hub_library() -> Any:
+    """The ``datasets`` library, or ``None`` when it is not installed (a folder named ``datasets/`` on
+    ``sys.path``, such as this repository's manifests, is not it)."""
+    try:
+        import datasets
+    except ImportError:
+        return None
+    return datasets if hasattr(datasets, "load_dataset") else None
+
+
 def hub_rows(source: HubSource) -> list[dict[str, Any]]:
     """Every row of the hub dataset ``source``, in its order.
 
@@ -40,12 +50,9 @@ def hub_rows(source: HubSource) -> list[dict[str, Any]]:
         HubUnavailable: the ``datasets`` library is not installed (``pip install datasets``), the hub
             cannot be reached (and the rows are not in the local hub cache), or it refused the request.
     """
-    try:
-        import datasets
-    except ImportError:
-        datasets = None
-    if not hasattr(datasets, "load_dataset"):  # not installed (or a folder named datasets/ on sys.path)
-        raise HubUnavailable(f"the hub dataset {source} needs the datasets library (pip install datasets)")
+    datasets = hub_library()
+    if datasets is None:
+        raise HubUnavailable(f"the hub dataset {source} needs the datasets library (pip install 'judgebox[hub]')")
     try:
         table = datasets.load_dataset(source.path, source.name, split=source.split, revision=source.revision)
     except Exception as exc:  # noqa: BLE001 - network, auth, missing split: each is the hub's answer

@@ -45,12 +45,14 @@ def test_rows_become_the_calibrated_programs_of_both_tasks():
     assert c.spec.prelude == PRELUDES["bigcodebench"]
     assert (c.spec.run_timeout, c.spec.memory_limit_MB) == (240, 8192)
     assert (manifest.runtime, [p.spec.libraries for p in complete]) == ("bigcodebench", [["pandas"], [], [], ["numpy"]])
+    assert (c.spec.shared_module, c.spec.unittest_class) == (True, "TestCases")
 
 
 @pytest.mark.parametrize("libs,expected", [
     ("['pandas', 'random', 'os']", ["pandas"]),
     (["matplotlib.pyplot", "numpy", "collections"], ["matplotlib", "numpy"]),  # parquet rows hold a list
     ("[]", []),
+    ("['', ' numpy ']", ["numpy"]),
 ])
 def test_libs_name_the_libraries_outside_the_standard_library(libs, expected):
     assert libraries(libs) == expected
@@ -113,6 +115,8 @@ def test_a_library_the_harness_provides_but_the_sandbox_lacks_is_infra_error_and
     j = judge(spec, ROWS[3]["code_prompt"] + ROWS[3]["canonical_solution"])
     assert (j.verdict, j.n_passed) == (Verdict.infra_error, 0)
     assert j.message.startswith("the sandbox's python programs cannot import judgebox_no_such_lib, which")
+    assert "(`judgebox runtime build --profile PROFILE`: `default`, or the profile the dataset's manifest names, " \
+           "e.g. `bigcodebench`, run with JUDGEBOX_RUNTIME=PROFILE)" in j.message
     data = tmp_path / "data"
     data.mkdir()
     (data / "BigCodeBench.jsonl").write_text(
@@ -124,7 +128,8 @@ def test_a_library_the_harness_provides_but_the_sandbox_lacks_is_infra_error_and
         "judgebox eval: bigcodebench-complete: the sandbox's python programs cannot import judgebox_no_such_lib, "
         "which the dataset's official harness provides; every correct solution using them would score 0. Build the "
         "program runtime (`judgebox runtime build --profile bigcodebench`) and run the sandbox with "
-        "JUDGEBOX_RUNTIME=bigcodebench or use a sandbox that has them")
+        "JUDGEBOX_RUNTIME=bigcodebench or use a sandbox that has them (1 of the 1 problems to score need them, "
+        "e.g. BigCodeBench/3; a samples file without them, with --allow-partial, scores the others)")
 
 
 @needs_default
@@ -135,3 +140,72 @@ def test_judgebox_eval_scores_both_tasks_gold(tmp_path):
                         cwd=tmp_path)
         summary = json.loads((tmp_path / f"{task}.json").read_text())
         assert (summary["pass_at_k"], summary["n_problems"]) == ({"pass@1": 1.0}, len(ROWS)), proc.stdout
+
+
+def unittest_row(test: str, libs: str = "[]") -> dict:
+    return {**ROWS[2], "test": test, "libs": libs}
+
+
+def judged_row(tmp_path, row: dict, answer: str):
+    path = tmp_path / "bcb.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    [problem] = load_problems(path, "bigcodebench-instruct")
+    if problem.spec is None:
+        return problem
+    return judge(*problem.candidate(answer))
+
+
+@needs_default
+@pytest.mark.slow
+def test_the_tests_run_in_the_solutions_module_and_only_their_TestCases_class(tmp_path):
+    """As BigCodeBench runs ``code + test`` as one module: a test patches a name of that module
+    (``patch(__name__ + '.randint')``), the solution may use what the test file imports, and only the
+    class ``TestCases`` runs (another class of the file is not BigCodeBench's test)."""
+    test = ("import unittest\nfrom unittest.mock import patch\nimport json\n\n\nclass Base(unittest.TestCase):\n"
+            "    def test_never_run(self):\n        self.fail('not a BigCodeBench test')\n\n\n"
+            "class TestCases(unittest.TestCase):\n    @patch(__name__ + '.randint', return_value=4)\n"
+            "    def test_patched(self, randint):\n        self.assertEqual(task_func(0), '[4]')\n"
+            "        randint.assert_called_once()\n\n    def test_name(self):\n"
+            "        self.assertEqual(task_func(1), __name__)\n")
+    answer = ("from random import randint\n\ndef task_func(ts):\n"
+              "    return json.dumps([randint(1, 6)]) if ts == 0 else __name__\n")  # json: the tests' import
+    j = judged_row(tmp_path, unittest_row(test), answer)
+    assert (j.verdict, j.n_passed, j.n_total) == (Verdict.accepted, 2, 2), j.message
+    no_class = judged_row(tmp_path, unittest_row(test.replace("class TestCases", "class Other")), answer)
+    assert no_class.spec is None and no_class.data_error == \
+        "TestDataError: harness: no test methods in a unittest TestCase class named 'TestCases'"
+
+
+@needs_default
+@pytest.mark.slow
+def test_a_solution_cannot_bring_its_own_TestCases(tmp_path):
+    """A class the solution defines is never a test class, whatever its name: the tests' own
+    TestCases (defined after it) is what runs."""
+    test = ("import unittest\n\n\nclass TestCases(unittest.TestCase):\n    def test_value(self):\n"
+            "        self.assertEqual(task_func(0), 'right')\n")
+    answer = ("import unittest\n\nclass TestCases(unittest.TestCase):\n    def test_fake(self):\n        pass\n\n"
+              "def task_func(ts):\n    return 'wrong'\n")
+    j = judged_row(tmp_path, unittest_row(test), answer)
+    assert (j.verdict, j.n_passed, j.n_total) == (Verdict.wrong_answer, 0, 1)
+
+
+@needs_default
+@pytest.mark.slow
+def test_a_library_only_the_test_file_imports_is_checked_too_and_counts_survive_an_error(tmp_path):
+    test = ("import unittest\nimport judgebox_no_such_faker\n\n\nclass TestCases(unittest.TestCase):\n"
+            "    def test_a(self):\n        self.assertEqual(task_func(0), 0)\n")
+    [problem] = load_problems_from(tmp_path, unittest_row(test))
+    assert problem.spec.libraries == ["judgebox_no_such_faker"]
+    assert judge(*problem.candidate("def task_func(ts):\n    return 0\n")).verdict == Verdict.infra_error
+    # a test that raises (not a failed assertion) still leaves the other tests' counts
+    test = ("import unittest\n\n\nclass TestCases(unittest.TestCase):\n" + "".join(
+        f"    def test_{x}(self):\n        self.assertEqual(task_func({x}), {x})\n" for x in (1, 2, 3)))
+    answer = "def task_func(x):\n    if x == 3:\n        raise ValueError(x)\n    return x\n"
+    j = judged_row(tmp_path, unittest_row(test), answer)
+    assert (j.verdict, j.n_passed, j.n_total) == (Verdict.runtime_error, 2, 3)
+
+
+def load_problems_from(tmp_path, row: dict):
+    path = tmp_path / "bcb.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    return load_problems(path, "bigcodebench-instruct")
