@@ -165,9 +165,13 @@ def checked_client(urls: list[str], manifest=None):
     from judgebox.reward.libraries import MissingLibraries, prelude_libraries, require_libraries
     from judgebox.reward.preludes import PRELUDES
     from judgebox.sandbox import SandboxClient
-    from judgebox.sandbox.errors import SandboxInfraError, SandboxUnavailable
+    from judgebox.sandbox.errors import SandboxInfraError, SandboxRequestError, SandboxUnavailable
 
-    client = SandboxClient(urls or None)
+    try:
+        client = SandboxClient(urls or None)
+    except SandboxRequestError as exc:  # a malformed URL, ray:// beside others, ray:// without Ray
+        message = str(exc).removeprefix("endpoints: ")
+        raise UsageError(message if message.startswith("JUDGEBOX_SANDBOX_URL") else f"--sandbox-url: {message}") from None
     try:
         client.check()
         libraries = [] if manifest is None else [
