@@ -6,6 +6,7 @@ executor answered as an infrastructure error (reward ``None``), never a verdict.
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import time
 
 import pytest
 
+from judgebox.cli import main
 from judgebox.reward import compute_score
 from judgebox.sandbox import SandboxClient
 
@@ -68,11 +70,11 @@ def test_executors_the_cluster_cannot_place_are_pending_demand_in_rays_cluster_s
     assert ray_fleet.pool.stats()["pending"] == 0
 
 
-def test_no_live_executor_is_an_infrastructure_error_never_a_verdict(ray_fleet):
+def test_no_live_executor_is_an_infrastructure_error_never_a_verdict(ray_fleet, capsys):
     from judgebox.sandbox.errors import SandboxUnavailable
-    from judgebox.sandbox.ray import Pool, PoolConfig
+    from judgebox.sandbox.ray import Pool
 
-    ray_fleet.pool.down()
+    assert main(["ray", "down", "--address", ray_fleet.address]) == 0
     try:
         with SandboxClient("ray://", max_attempts=2, backoff_initial=0.1) as client:
             with pytest.raises(SandboxUnavailable, match="judgebox ray up"):
@@ -82,5 +84,29 @@ def test_no_live_executor_is_an_infrastructure_error_never_a_verdict(ray_fleet):
         assert result["score"] is None and result["infra_error"] is True
         assert result["unscorable_reason"] == "infrastructure"
     finally:
-        ray_fleet.pool = Pool.up(config=PoolConfig(reconcile_s=0.5))
+        assert main(["ray", "up", "--address", f"ray://{ray_fleet.address}"]) == 0
+        ray_fleet.pool = Pool.find()
         ray_fleet.pool.wait(len(ray_fleet.node_ids()), timeout=300)
+    status = capsys.readouterr().out
+    assert "judgebox pool stopped: 4 executor(s)" in status
+    assert f"sandbox URL: ray://{ray_fleet.address}" in status
+
+
+def test_ray_status_lists_every_executor_and_its_figures(ray_fleet, capsys):
+    assert main(["ray", "status", "--address", ray_fleet.address]) == 0
+    out = capsys.readouterr().out
+    for name in ray_fleet.executors():
+        assert name in out
+    assert f"nodes {len(ray_fleet.node_ids())}," in out
+    assert main(["ray", "status", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert {e["name"] for e in stats["executors"] if e["live"]} == set(ray_fleet.executors())
+
+
+def test_ray_up_names_the_node_and_the_fix_when_a_toolchain_is_missing(ray_fleet, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["ray", "up", "--languages", "python,klingon"])
+    assert exit_.value.code == 1
+    err = capsys.readouterr().err
+    head = ray_fleet.cluster.head_node.node_id
+    assert f"node {head[:16]}" in err and "no toolchain for klingon" in err and "judgebox runtime build" in err
