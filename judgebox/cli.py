@@ -1,7 +1,8 @@
 """``judgebox`` console script. Each subcommand lives in the package it drives and is imported lazily.
 
 Subcommands: ``serve`` (the sandbox HTTP server), ``eval`` (score samples of a dataset, pass@k),
-``rollout`` (generate scored agent trajectories with a model: tool calls, pass@k), ``datasets`` (list the dataset manifests and what is available locally) and ``data convert`` (write a
+``rollout`` (generate scored agent trajectories with a model: tool calls, pass@k), ``ray up/status/down``
+(the sandbox fleet on a Ray cluster), ``datasets`` (list the dataset manifests and what is available locally) and ``data convert`` (write a
 dataset as verl parquet rows).
 
 Exit status: 0 done; 1 a usage or input error (one line on stderr naming the argument, the path, the
@@ -165,9 +166,13 @@ def checked_client(urls: list[str], manifest=None, problems=()):
     from judgebox.reward.libraries import MissingLibraries, prelude_libraries, require_libraries
     from judgebox.reward.preludes import PRELUDES
     from judgebox.sandbox import SandboxClient
-    from judgebox.sandbox.errors import SandboxInfraError, SandboxUnavailable
+    from judgebox.sandbox.errors import SandboxInfraError, SandboxRequestError, SandboxUnavailable
 
-    client = SandboxClient(urls or None)
+    try:
+        client = SandboxClient(urls or None)
+    except SandboxRequestError as exc:  # a malformed URL, ray:// beside others, ray:// without Ray
+        message = str(exc).removeprefix("endpoints: ")
+        raise UsageError(message if message.startswith("JUDGEBOX_SANDBOX_URL") else f"--sandbox-url: {message}") from None
     try:
         client.check()
         libraries = [] if manifest is None else [
@@ -191,6 +196,85 @@ def checked_client(urls: list[str], manifest=None, problems=()):
                  "file without them, with --allow-partial, scores the others)") if needing else ""
         raise UsageError(f"{exc}{where}") from None
     return client
+
+
+def _ray_address(flag_value: Optional[str]) -> Optional[str]:
+    """``--address`` as ``HOST:PORT`` (a ``ray://HOST:PORT`` form is accepted); ``None``: this
+    process's cluster, else ``RAY_ADDRESS``, else ``auto``."""
+    if not flag_value:
+        return None
+    from judgebox.sandbox.ray.cluster import is_ray_url, parse_ray_url
+
+    return parse_ray_url(flag_value) if is_ray_url(flag_value) else flag_value
+
+
+def _ray_call(fn, *args):
+    """``fn(*args)`` with no cluster or no pool turned into a :class:`UsageError` (its message says how to
+    start one)."""
+    from judgebox.sandbox.errors import SandboxUnavailable
+
+    try:
+        return fn(*args)
+    except SandboxUnavailable as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _ray_up(args: argparse.Namespace) -> int:
+    from judgebox.sandbox.ray import Pool, PoolConfig
+    from judgebox.sandbox.ray.cluster import connect
+    from judgebox.sandbox.ray.pool import check_nodes
+
+    settings = {"isolation": args.isolation} if args.isolation else {}
+    ray = _ray_call(connect, _ray_address(args.address))
+    languages = [k.strip() for k in args.languages.split(",") if k.strip()]
+    try:
+        reports = check_nodes(ray, settings, languages)
+    except RuntimeError as exc:
+        raise UsageError(str(exc)) from None
+    config = PoolConfig(cpus_per_executor=args.cpus_per_executor, per_node=args.per_node,
+                        min_executors=args.min_executors, settings=settings)
+    pool = Pool.up(None, config)
+    try:
+        pool.wait(1, timeout=args.wait)
+    except TimeoutError as exc:
+        raise UsageError(f"judgebox ray up: {exc}; `judgebox ray status` shows each executor") from None
+    print(f"judgebox pool up on {ray.get_runtime_context().gcs_address}: {len(reports)} node(s) checked "
+          f"({', '.join(languages)} there); sandbox URL: ray://{ray.get_runtime_context().gcs_address}")
+    _print_pool(pool.stats())
+    return 0
+
+
+def _print_pool(stats: dict) -> None:
+    print(f"{'executor':<28} {'node':<16} {'slots':>5} {'running':>7} {'queued':>6} {'runs':>6} "
+          f"{'failures':>8} {'restarts':>8}  state")
+    for e in stats["executors"]:
+        state = "live" if e["live"] else (e["error"] or "pending")
+        print(f"{e['name']:<28} {(e['node_id'] or '-')[:16]:<16} {e['slots']:>5} {e['running']:>7} "
+              f"{e['waiting']:>6} {e['runs']:>6} {e['failures']:>8} {e['restarts']:>8}  {state}")
+    print(f"nodes {len(stats['nodes'])}, executors {len(stats['executors'])} ({stats['pending']} not live), "
+          f"slots {stats['slots']}, running {stats['running']}, queued {stats['waiting']}, runs {stats['runs']}, "
+          f"retried elsewhere {stats['retries']}, dropped with their node {stats['dropped']}")
+
+
+def _ray_status(args: argparse.Namespace) -> int:
+    import json
+
+    from judgebox.sandbox.ray import Pool
+
+    stats = _ray_call(Pool.find, _ray_address(args.address)).stats()
+    if args.json:
+        print(json.dumps(stats, indent=1))
+    else:
+        _print_pool(stats)
+    return 0
+
+
+def _ray_down(args: argparse.Namespace) -> int:
+    from judgebox.sandbox.ray import Pool
+
+    n = _ray_call(Pool.find, _ray_address(args.address)).down()
+    print(f"judgebox pool stopped: {n} executor(s)")
+    return 0
 
 
 def settings_flags(group, model) -> None:
@@ -630,6 +714,33 @@ def build_parser() -> argparse.ArgumentParser:
     pre.set_defaults(func=_runtime_prebuild)
     show = rt_sub.add_parser("show", help="print the runtime programs use here (JSON)")
     show.set_defaults(func=_runtime_show)
+
+    ray = sub.add_parser("ray", help="the sandbox fleet on a Ray cluster (ray:// sandbox URLs; the ray extra)")
+    ray_sub = ray.add_subparsers(dest="ray_command", required=True)
+    address = {"help": "the cluster's address HOST:PORT, as `ray start --head` prints it (default: RAY_ADDRESS, "
+                       "else the cluster started on this machine)"}
+    up = ray_sub.add_parser("up", help="check every node, then start the pool: executors on every node, "
+                                       "found by name (idempotent)")
+    up.add_argument("--address", **address)
+    up.add_argument("--cpus-per-executor", type=int, metavar="N",
+                    help="CPUs each executor reserves and runs programs on at once (default: all of its node's)")
+    up.add_argument("--per-node", type=int, default=1, metavar="K", help="executors on each node (default 1)")
+    up.add_argument("--min-executors", type=int, default=0, metavar="N",
+                    help="executors wanted in all; those the nodes cannot hold wait as pending demand for "
+                         "Ray's autoscaler (default 0)")
+    up.add_argument("--isolation", choices=get_args(SandboxSettings.model_fields["isolation"].annotation),
+                    help="full (the default: root and CAP_SYS_ADMIN on every node, or refuse) or minimal")
+    up.add_argument("--languages", default="python",
+                    help="comma-separated languages every node must have a toolchain for (default: python)")
+    up.add_argument("--wait", type=float, default=300.0, help="seconds to wait for a first live executor")
+    up.set_defaults(func=_ray_up)
+    st = ray_sub.add_parser("status", help="executors per node, in flight, queued, runs, failures, restarts")
+    st.add_argument("--address", **address)
+    st.add_argument("--json", action="store_true", help="print pool.stats() as JSON")
+    st.set_defaults(func=_ray_status)
+    down = ray_sub.add_parser("down", help="stop every executor (their sessions close) and the pool")
+    down.add_argument("--address", **address)
+    down.set_defaults(func=_ray_down)
 
     data = sub.add_parser("data", help="dataset utilities")
     data_sub = data.add_subparsers(dest="data_command", required=True)

@@ -30,7 +30,7 @@ def client_for(url: Optional[str]) -> SandboxClient:
     """
     if not url:
         return default_client()
-    base = url.rstrip("/")
+    base = url if url.startswith("ray://") else url.rstrip("/")  # ray:// alone is a URL; its parser drops the suffixes
     for suffix in ("/run_code", "/run_tests"):
         if base.endswith(suffix):
             base = base[: -len(suffix)]

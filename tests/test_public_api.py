@@ -21,6 +21,7 @@ PUBLIC = {
     "judgebox.sandbox.client": ["ClientSettings", "SandboxClient"],
     "judgebox.sandbox.sessions": ["KernelSession", "Session", "SessionManager", "SessionStartError"],
     "judgebox.sandbox.server": ["create_app"],
+    "judgebox.sandbox.ray": ["Pool", "PoolConfig"],
     "judgebox.sandbox.isolation": ["Isolation", "IsolationUnavailable", "RunIsolation"],
     "judgebox.reward": [
         "CallCase", "Judgement", "StdioCase", "TestDataError", "TestResult", "TestSpec", "Verdict", "ajudge",

@@ -2,7 +2,8 @@
 
 With no endpoint (and no ``JUDGEBOX_SANDBOX_URL`` / ``SANDBOX_FUSION_ENDPOINT`` in the environment)
 it runs requests in-process through :class:`~judgebox.sandbox.local.LocalSandbox`. With one or more URLs it
-speaks SandboxFusion's HTTP API (``POST /run_code``, ``/run_jupyter``, judgebox's ``/run_tests``):
+speaks SandboxFusion's HTTP API (``POST /run_code``, ``/run_jupyter``, judgebox's ``/run_tests``); with
+``ray://`` it calls the executor actors of a judgebox pool on Ray (:mod:`judgebox.sandbox.client.raysandbox`):
 
 - retries (tenacity, exponential backoff with jitter) on HTTP 429/502/503/504 (``Retry-After`` is
   honoured), 500, connection errors and read timeouts, up to ``max_attempts`` and an overall deadline;
@@ -27,7 +28,7 @@ import concurrent.futures
 import os
 import threading
 import weakref
-from typing import Any, Callable, Coroutine, Optional, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Coroutine, Optional, Sequence, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 
@@ -48,6 +49,9 @@ from judgebox.sandbox.sessions.handle import Session, create_session_request
 
 from .settings import ClientSettings
 from .transport import SESSION_START_S, HTTPSandbox, field_errors
+
+if TYPE_CHECKING:
+    from .raysandbox import RaySandbox
 
 __all__ = ["ClientSettings", "SandboxClient"]
 
@@ -111,7 +115,12 @@ class SandboxClient:
     Raises:
         TypeError: an override is not a ``ClientSettings`` field.
         pydantic.ValidationError: an override is out of range (the message names the field).
-        SandboxRequestError: a URL is not ``http://`` or ``https://``.
+        SandboxRequestError: a URL is not ``http://``, ``https://`` or ``ray://``; a ``ray://`` URL is
+            mixed with others; ``ray://`` without Ray installed (the message names the ``ray`` extra).
+
+    ``ray://`` (or ``ray://HOST:PORT``) sends every call to the judgebox pool on that Ray cluster
+    (:mod:`judgebox.sandbox.client.raysandbox`, started by ``judgebox ray up``), with the same results,
+    errors and session semantics as HTTP.
 
     Every method accepts the request as a model or a plain dict and returns the SandboxFusion response
     model. Errors (never a result with a guessed verdict):
@@ -146,15 +155,36 @@ class SandboxClient:
             self.local = local or LocalSandbox()
             return
         self._urls = urls
-        try:
-            self._http = HTTPSandbox(urls, self.settings)
-        except ValueError as exc:
-            raise SandboxRequestError(str(exc), 422) from exc
+        self._http = self._transport(source="JUDGEBOX_SANDBOX_URL" if endpoints is None else "endpoints")
         self._lock = threading.Lock()
         self._pid: Optional[int] = None  # the process whose loop thread serves this client
         self._thread: Optional[LoopThread] = None
         self._finalizer: Optional[weakref.finalize] = None
         self._closed = False
+
+    def _transport(self, source: str = "endpoints") -> Union[HTTPSandbox, "RaySandbox"]:
+        """The transport for ``self._urls``: :class:`RaySandbox` for one ``ray://`` URL, else HTTP.
+
+        Raises:
+            SandboxRequestError: a ``ray://`` URL beside others (``source`` names where they came
+                from), a malformed URL, or ``ray://`` without Ray installed (names the extra).
+        """
+        rays = [u for u in self._urls if u.strip().lower().startswith("ray://")]
+        if rays and len(self._urls) > 1:
+            raise SandboxRequestError(f"{source}: a ray:// URL cannot be mixed with other sandbox URLs "
+                                      f"({', '.join(self._urls)}): give ray:// alone (the pool balances over "
+                                      "its executors) or HTTP URLs only", 422)
+        if rays:
+            from judgebox.sandbox.ray.names import import_ray
+
+            from .raysandbox import RaySandbox
+
+            import_ray()  # an error naming the extra now, not at the first call
+            return RaySandbox(rays[0], self.settings)
+        try:
+            return HTTPSandbox(self._urls, self.settings)
+        except ValueError as exc:
+            raise SandboxRequestError(str(exc), 422) from exc
 
     @property
     def endpoints(self) -> list[dict[str, object]]:
@@ -194,7 +224,7 @@ class SandboxClient:
                 if self._pid is not None:  # a forked child
                     if self._finalizer is not None:
                         self._finalizer.detach()
-                    self._http = HTTPSandbox(self._urls, self.settings)
+                    self._http = self._transport()
                 self._thread, self._pid = LoopThread(), os.getpid()
                 self._finalizer = weakref.finalize(self, self._thread.stop, self._http.aclose)
             assert self._thread is not None and self._http is not None

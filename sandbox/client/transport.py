@@ -66,7 +66,7 @@ from judgebox.sandbox.models import (
 from .endpoints import EndpointPool
 from .settings import ClientSettings
 
-__all__ = ["HTTPSandbox", "field_errors", "request_timeout", "retry_after_seconds", "run_tests_via_run_code"]
+__all__ = ["HTTPSandbox", "backoff", "field_errors", "request_timeout", "retry_after_seconds", "run_tests_via_run_code"]
 
 log = logging.getLogger("judgebox.client")
 M = TypeVar("M", bound=BaseModel)
@@ -176,6 +176,13 @@ class _Call:
     served_by: Optional[str] = None  # base URL of the endpoint whose answer was returned
 
 
+def backoff(settings: ClientSettings) -> Any:
+    """The tenacity wait between attempts: exponential from ``backoff_initial`` up to ``backoff_max``
+    seconds, plus up to ``backoff_jitter`` seconds of jitter."""
+    return (wait_exponential(multiplier=settings.backoff_initial, max=settings.backoff_max)
+            + wait_random(0, settings.backoff_jitter))
+
+
 def retry_after_seconds(value: Optional[str]) -> float:
     """Seconds in a ``Retry-After`` header (delta-seconds or HTTP-date, RFC 9110 §10.2.3); 0 if absent."""
     if not value:
@@ -220,8 +227,7 @@ class HTTPSandbox:
             max_connections=s.max_concurrency, max_keepalive_connections=s.max_concurrency))
         self.pool = EndpointPool(urls, self._ping, s.failure_threshold, s.cooldown)
         self.slots = asyncio.Semaphore(s.max_concurrency)
-        self._backoff = (wait_exponential(multiplier=s.backoff_initial, max=s.backoff_max)
-                         + wait_random(0, s.backoff_jitter))
+        self._backoff = backoff(s)
 
     async def _ping(self, url: str) -> bool:
         """Whether ``url`` answers ``GET /v1/ping`` with 200 within ``ping_timeout``; why not is kept

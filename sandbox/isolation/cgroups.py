@@ -245,8 +245,10 @@ class RunCgroup:
 
         Uses v2 ``cgroup.kill`` where present, else repeated ``kill(2)`` of ``cgroup.procs``
         (the pids limit bounds how fast a fork bomb can refill it). A frozen cgroup is thawed first
-        (a frozen v1 task does not die until thawed).
+        (a frozen v1 task does not die until thawed), also one this object did not freeze: a stale
+        cgroup left frozen by an owner that was killed (an idle session's kernel).
         """
+        self._frozen = self.can_freeze
         self.thaw()
         if self.version == 2:
             for folder in self.folders:

@@ -194,6 +194,36 @@ def test_escaped_process_cgroup_and_folder_are_removed(server):
 
 
 @needs_root
+def test_a_frozen_run_cgroup_left_by_a_killed_owner_is_thawed_and_removed():
+    """An executor killed while a session sat idle (frozen) leaves a frozen run cgroup; the next
+    executor's start thaws it, kills what is inside and removes it (BUG: it used to try to kill the
+    frozen process without thawing it, and never could)."""
+    import subprocess
+
+    host = cgroups.detect()
+    if host is None or not host.can_freeze:
+        pytest.skip("no freezable cgroup hierarchy here")
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its pid names the dead owner
+    paths = {c: os.path.join(d, f"run-{gone.pid}-0") for c, d in host.dirs.items()}
+    marker = unique_sleep()
+    sleeper = subprocess.Popen(["sleep", marker])
+    stale = cgroups.RunCgroup(host.version, paths)
+    try:
+        for folder in stale.folders:
+            os.mkdir(folder)
+            with open(os.path.join(folder, "cgroup.procs"), "w") as f:
+                f.write(str(sleeper.pid))
+        assert stale.freeze()
+        assert host.remove_stale() >= 1
+        assert sleeper.wait(timeout=30) == -9
+        assert alive_with(marker) == []
+        assert [f for f in stale.folders if os.path.exists(f)] == []
+    finally:
+        stale.remove()
+
+
+@needs_root
 def test_files_left_in_shared_tmp_folders_are_removed(server):
     """A run uid's files in /tmp, /var/tmp and /dev/shm (outside its folder) go with the request."""
     marker = "jb-left-" + secrets.token_hex(6)
