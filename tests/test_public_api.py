@@ -27,8 +27,8 @@ PUBLIC = {
         "CallCase", "Judgement", "StdioCase", "TestDataError", "TestResult", "TestSpec", "Verdict", "ajudge",
         "compute_score", "extract_code", "judge", "judge_many", "score_batch"],
     "judgebox.reward.checkers": ["CHECKERS", "Checker", "DEFAULT_MODE", "get_checker"],
-    "judgebox.reward.loaders": ["FORMATS", "Manifest", "Problem", "get_manifest", "list_manifests", "load_dataset",
-                                "load_problems", "read_rows"],
+    "judgebox.reward.loaders": ["FORMATS", "Manifest", "Problem", "convert_rows", "get_manifest", "list_manifests",
+                                "load_dataset", "load_problems", "read_rows"],
     "judgebox.agent": ["AgentLoopConfig", "AgentLoopOutput", "AgentState", "ToolAgentLoop", "backends", "collate",
                        "parsers", "scoring", "tools"],
     "judgebox.agent.tools": [
