@@ -20,7 +20,8 @@ from judgebox.reward.spec import TestDataError
 from .markers import FAIL, OK, required
 
 _MAIN = re.compile(r"\bdef\s+main\s*\(\s*(\w+)\s*:\s*Array\s*\[\s*String\s*\]\s*\)")
-_OBJECT = re.compile(r"\bobject\s+(\w+)")
+#: an ``object`` declaration at the start of a line (not the word in a comment)
+_OBJECT = re.compile(r"(?m)^[ \t]*(?:case\s+)?object\s+(\w+)")
 
 
 def build(program: str, tests: str) -> str:
