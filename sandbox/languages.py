@@ -487,7 +487,8 @@ def program_source(program: str) -> str:
 def toolchain_info(name: str, python: str, node_path: Optional[str] = None,
                    runtime: Optional[str] = None) -> dict[str, Optional[str]]:
     """What runs language ``name`` here: ``toolchain`` (:data:`TOOLCHAINS`), ``version`` (the first
-    line its toolchain prints, or the npm package's version), ``source`` (Debian package, npm, PyPI,
+    line its toolchain prints, or the npm package's version; with the Debian package and version of
+    its library, :data:`LIBRARY_FILES`), ``source`` (Debian package, npm, PyPI,
     rustup: :func:`program_source`) and ``packages`` (what installs it, :data:`PACKAGES`).
 
     Args:
@@ -512,4 +513,6 @@ def toolchain_info(name: str, python: str, node_path: Optional[str] = None,
                 source = f"PyPI {recipe.module}, in " + source
     if name in LIBRARY_FILES:
         source += f"; {os.path.basename(LIBRARY_FILES[name])}: {program_source(LIBRARY_FILES[name])}"
+        library = _debian_package(LIBRARY_FILES[name]) if os.path.exists(LIBRARY_FILES[name]) else None
+        version = f"{version}, {library}" if version and library else version
     return {"toolchain": TOOLCHAINS.get(name), "version": version, "source": source, "packages": PACKAGES.get(name)}

@@ -102,6 +102,9 @@ def test_languages_detail_names_every_language_with_toolchain_version_and_source
             assert set(d) == {"installed", "reason"} and not d["installed"] and "no recipe" in d["reason"], d
     assert detail["bash"]["source"].startswith("Debian package bash ")
     assert detail["swift"]["reason"] == "judgebox has no recipe for it (its toolchain has no Debian 12 package)"
+    if "junit" in installed:  # the compiler's version line, then the library's Debian package
+        assert detail["junit"]["version"].startswith("javac ") and ", junit5 5." in detail["junit"]["version"]
+        assert "junit-platform-console-standalone.jar: Debian package junit5 5." in detail["junit"]["source"]
     if "jest" in installed:
         assert detail["jest"]["version"].startswith("jest 29.7.0 on Node.js v")
         assert detail["jest"]["source"].startswith("npm jest@29.7.0 in the program runtime ")
