@@ -20,6 +20,7 @@ RUN echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/so
       bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless nodejs npm rustc \
       golang-github-stretchr-testify-dev junit4 libhamcrest-java libjavatuples-java \
       ruby php-cli perl libtest-deep-perl libdata-compare-perl lua5.4 lua-unit r-base-core racket gdc iverilog \
+      scala kotlin junit5 libgtest-dev sqlite3 \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 
 # Programs run as this unprivileged user; the server (root in the container, no extra capabilities)

@@ -63,6 +63,9 @@ def check_cpp_std(value: Optional[str]) -> Optional[str]:
 #: Java prompts import, JUnit 4 (``junit4``) and Hamcrest (``libhamcrest-java``), as SandboxFusion's
 #: image provides them. A missing jar is ignored by javac and java.
 JAVA_CLASSPATH = ".:" + ":".join(f"/usr/share/java/{jar}.jar" for jar in ("javatuples", "junit4", "hamcrest"))
+#: JUnit 5's console launcher (Debian ``junit5``: JUnit Platform 1.9, Jupiter 5.9, the Vintage engine);
+#: SandboxFusion's ``junit`` runs ``junit-platform-console-standalone`` 1.8.2 the same way.
+JUNIT_CONSOLE = "/usr/share/java/junit-platform-console-standalone.jar"
 #: Go libraries beside the working folder's own ``GOPATH`` entry: where Debian's ``golang-*-dev``
 #: packages put their sources (testify, which HumanEval-X's Go tests import, and its dependencies).
 GO_LIBRARIES = tuple(d for d in ("/usr/share/gocode",) if os.path.isdir(d))
@@ -74,6 +77,30 @@ JVM_START = ("-XX:-UsePerfData",)
 #: JVM options for javac, a short run where start-up dominates: C1 only, serial GC, no perf-data
 #: file (measured here: about 40 % less CPU per small compile; class files are byte-identical).
 JAVAC_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData")
+
+
+#: The ``jest`` language's launcher (``node -e``): Jest from the program runtime's ``node_modules``
+#: (``NODE_PATH``), in band, with Babel's ``preset-env`` (the running Node.js) and ``preset-typescript``
+#: as SandboxFusion's ``babel.config.js`` sets them; the test files are the working folder's.
+JEST_LAUNCHER = (
+    "const r = require.resolve;\n"
+    "process.argv = [process.argv[0], 'jest', '--ci', '--runInBand', '--watchman=false', '--config', JSON.stringify({"
+    "rootDir: process.cwd(), transform: {'\\\\.[jt]sx?$': [r('babel-jest'), {presets: ["
+    "[r('@babel/preset-env'), {targets: {node: 'current'}}], r('@babel/preset-typescript')]}]}})];\n"
+    "require('jest/bin/jest');\n"
+)
+
+
+#: SandboxFusion's ``find_scala_classname``: the first ``object`` names the class ``scala`` runs.
+_SCALA_OBJECT = re.compile(r"object\s+(\w+)")
+
+
+def scala_object(code: str) -> str:
+    """The object ``scala`` runs: the first ``object <name>`` in the source (SandboxFusion's rule),
+    else ``Main`` (SandboxFusion answers a compile error ``Object name not found.``; here ``scala``
+    says the class is missing)."""
+    m = _SCALA_OBJECT.search(code)
+    return m.group(1) if m else "Main"
 
 
 _JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
@@ -236,6 +263,33 @@ RECIPES: dict[str, Recipe] = {
                compile=("iverilog", "-Wall", "-Winfloop", "-Wno-timescale", "-g2012", "-s", "tb", "-o", "test.vvp",
                         "main.sv"),
                version=("iverilog", "-V"), outputs=("test.vvp",)),
+        # SandboxFusion: ``<tmp>.test.ts`` beside its runtime's package.json, ``npm run test`` (``jest``)
+        Recipe("jest", "main.test.ts", ("node", "-e", JEST_LAUNCHER.replace("{", "{{").replace("}", "}}")),
+               version=("node", "--version"), node_module="jest", env=(("FORCE_COLOR", "0"),)),
+        # SandboxFusion: ``scalac <file>`` then ``scala <first object>``
+        Recipe("scala", "main.scala", ("scala", "-nc", "{entry}"), compile=("scalac", "-d", ".", "main.scala"),
+               version=("scalac", "-version"), entry=scala_object, outputs=("**/*.class",)),
+        # SandboxFusion runs ``kotlin x.kts``; Debian 12's Kotlin 1.3 runs scripts with ``kotlinc -script``
+        # (same semantics: top-level statements in order). JAVA_OPTS: the script's defaults, and no JVM
+        # warning about its deprecated -noverify on stderr
+        Recipe("kotlin_script", "main.kts", ("kotlinc", "-script", "main.kts"), version=("kotlinc", "-version"),
+               env=(("JAVA_OPTS", "-Xmx256M -Xms32M -XX:-PrintWarnings"),)),
+        # SandboxFusion: ``javac -cp .:<console> *.java`` then the console launcher scans the class path
+        Recipe("junit", "{main}.java", ("java", *JVM_START, "-jar", JUNIT_CONSOLE, "--disable-banner",
+                                        "--class-path", ".", "--scan-class-path"),
+               compile=("javac", *(f"-J{o}" for o in JAVAC_JVM), "-encoding", "UTF-8", "-d", ".", "-cp",
+                        f".:{JUNIT_CONSOLE}", "-sourcepath", ".", "{main}.java"),
+               version=("javac", "-version"), main=java_main_class, outputs=("**/*.class",)),
+        # GoogleTest: the tests and, unless the code has its own, gtest_main's ``main`` (an archive
+        # member is linked only when ``main`` is still undefined)
+        Recipe("gtest", "main.cpp", ("./main",),
+               compile=("g++", "-O2", "-std={cpp_std}", "-pipe", "-o", "main", "main.cpp", "-lgtest_main", "-lgtest",
+                        "-pthread", *cpp_libraries()),
+               version=("g++", "--version"), outputs=("main",)),
+        # SQLite: the code is a script against an in-memory database; ``-bail``: the first error
+        # stops it with exit status 1
+        Recipe("sql", "main.sql", ("sqlite3", "-bail", "-batch", ":memory:", ".read main.sql"),
+               version=("sqlite3", "-version")),
     )
 }
 
@@ -249,13 +303,30 @@ PACKAGES: dict[str, str] = {
     "perl": "perl libtest-deep-perl libdata-compare-perl",
     "lua": "lua5.4 lua-unit", "R": "r-base-core", "racket": "racket", "D_ut": "gdc", "verilog": "iverilog",
     "typescript": "nodejs, and the program runtime with tsx (`judgebox runtime build`)",
+    "scala": "scala", "kotlin_script": "kotlin", "junit": "default-jdk-headless junit5", "gtest": "g++ libgtest-dev",
+    "sql": "sqlite3", "jest": "nodejs, and the program runtime with Jest (`judgebox runtime build`)",
 }
+#: language -> the toolchain that builds and runs its programs (``GET /languages?detail=true``).
+TOOLCHAINS: dict[str, str] = {
+    "python": "CPython", "pytest": "pytest on CPython", "cpp": "g++ (GCC)", "java": "OpenJDK (javac, java)",
+    "nodejs": "Node.js", "go": "Go (go build)", "go_test": "Go (go test)", "bash": "GNU Bash", "rust": "rustc",
+    "ruby": "Ruby (MRI)", "php": "PHP CLI", "perl": "Perl 5", "lua": "Lua", "R": "R (Rscript)", "racket": "Racket",
+    "D_ut": "gdc (GCC's D compiler)", "typescript": "tsx on Node.js", "verilog": "Icarus Verilog (iverilog, vvp)",
+    "scala": "Scala (scalac, scala)", "kotlin_script": "Kotlin (kotlinc -script)",
+    "junit": "JUnit 5 console launcher on OpenJDK", "gtest": "GoogleTest with g++ (GCC)", "sql": "SQLite 3 shell",
+    "jest": "Jest with Babel on Node.js",
+}
+#: language -> the npm package of the program runtime that is its toolchain (its version is reported).
+NODE_TOOLCHAINS: dict[str, str] = {"typescript": "tsx", "jest": "jest"}
+#: language -> a file of the library it needs beyond its compiler (its Debian package is reported too).
+LIBRARY_FILES: dict[str, str] = {"junit": JUNIT_CONSOLE, "gtest": "/usr/include/gtest/gtest.h"}
 #: SandboxFusion languages judgebox has no recipe for -> why.
 NO_RECIPE: dict[str, str] = {
     **dict.fromkeys(("swift", "julia", "lean"), "its toolchain has no Debian 12 package"),
     "csharp": "SandboxFusion runs it with dotnet, which Debian 12 does not package; Mono's compiler stops at C# 7",
-    **dict.fromkeys(("scala", "kotlin_script", "junit", "jest", "sql", "python2", "gtest", "react"),
-                    "not added yet"),
+    "python2": "Debian 12 has no Python 2 package (bookworm dropped python2.7), and SandboxFusion's server "
+               "has no runner for it (only its client names it)",
+    "react": "SandboxFusion's server has no runner for it (only its client names it): no semantics to match",
     **dict.fromkeys(("cuda", "python_gpu"), "it needs a GPU"),
 }
 #: Other spellings of language names -> the name (``c++`` -> ``cpp``): suggested for a misspelt one.
@@ -359,8 +430,89 @@ def toolchain_version(name: str, python: str) -> Optional[str]:
     if not _which(recipe.executable(python)):
         return None
     try:
-        out = subprocess.run(recipe.argv(recipe.version, "", python), capture_output=True, text=True, timeout=30)
+        out = subprocess.run(recipe.argv(recipe.version, "", python), capture_output=True, text=True, timeout=30,
+                             env={**os.environ, **dict(recipe.env)})
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (out.stdout or out.stderr).strip()
     return text.splitlines()[0] if text else None
+
+
+@functools.lru_cache(maxsize=None)
+def _debian_package(path: str) -> Optional[str]:
+    """``"<package> <version>"`` of the Debian package that owns ``path``, or ``None``."""
+    try:
+        owner = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True, timeout=30)
+        if owner.returncode != 0:
+            return None
+        package = owner.stdout.split(":", 1)[0].strip()
+        if "," in package:  # a file shared by several packages (diversions): the first
+            package = package.split(",")[0].strip()
+        version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True,
+                                 timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{package} {version}".strip()
+
+
+def _node_package_version(node_path: Optional[str], package: str) -> Optional[str]:
+    if not node_path:
+        return None
+    try:
+        import json
+
+        with open(os.path.join(node_path, package, "package.json"), encoding="utf-8") as f:
+            return str(json.load(f)["version"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def program_source(program: str) -> str:
+    """Where the program ``program`` (a name on ``PATH`` or a path) comes from: ``"Debian package
+    <name> <version>"`` (``bookworm-backports`` named when its version says so), ``"rustup"`` for a
+    rustup toolchain or proxy, else ``"not from a package manager (<path>)"``; ``"not installed"``."""
+    found = _which(program) if os.sep not in program else program
+    if not found:
+        return "not installed"
+    real = os.path.realpath(found)
+    if any(part in (".rustup", ".cargo") for part in real.split(os.sep)):
+        return "rustup"
+    merged = "/" + found.split("/usr/", 1)[1] if found.startswith("/usr/") else None  # /usr/bin/bash: dpkg knows /bin/bash
+    package = _debian_package(real) or _debian_package(found) or (_debian_package(merged) if merged else None)
+    if package:
+        return f"Debian package {package}" + (" (bookworm-backports)" if "bpo12" in package else "")
+    return f"not from a package manager ({real})"
+
+
+def toolchain_info(name: str, python: str, node_path: Optional[str] = None,
+                   runtime: Optional[str] = None) -> dict[str, Optional[str]]:
+    """What runs language ``name`` here: ``toolchain`` (:data:`TOOLCHAINS`), ``version`` (the first
+    line its toolchain prints, or the npm package's version; with the Debian package and version of
+    its library, :data:`LIBRARY_FILES`), ``source`` (Debian package, npm, PyPI,
+    rustup: :func:`program_source`) and ``packages`` (what installs it, :data:`PACKAGES`).
+
+    Args:
+        name: a recipe name.
+        python: the interpreter programs run with.
+        node_path: the program runtime's ``node_modules`` (npm toolchains are read from it).
+        runtime: the program runtime's name, when ``python`` and ``node_path`` are its.
+    """
+    recipe = RECIPES[name]
+    version = toolchain_version(name, python)
+    source = program_source(recipe.executable(python))
+    package = NODE_TOOLCHAINS.get(name)
+    if package:
+        npm = _node_package_version(node_path, package)
+        version = f"{package} {npm} on Node.js {version}" if npm else None
+        source = f"npm {package}@{npm} in the program runtime {runtime or ''}".rstrip() + f"; node: {source}" \
+            if npm else "not installed"
+    elif recipe.module or name == "python":
+        if runtime:
+            source = f"the program runtime {runtime}, a virtual environment over {program_source(python)}"
+            if recipe.module:
+                source = f"PyPI {recipe.module}, in " + source
+    if name in LIBRARY_FILES:
+        source += f"; {os.path.basename(LIBRARY_FILES[name])}: {program_source(LIBRARY_FILES[name])}"
+        library = _debian_package(LIBRARY_FILES[name]) if os.path.exists(LIBRARY_FILES[name]) else None
+        version = f"{version}, {library}" if version and library else version
+    return {"toolchain": TOOLCHAINS.get(name), "version": version, "source": source, "packages": PACKAGES.get(name)}

@@ -4,15 +4,17 @@
 # tests), libseccomp2 (the sandbox's syscall filter) and util-linux (setpriv, for the fail-closed
 # test), libssl-dev (C++ programs that use OpenSSL, as MultiPL-E/SandboxFusion link them), the toolchains of
 # ruby, php, perl (+ Test::Deep, Data::Compare), lua (+ LuaUnit), R, racket and D (gdc) (MultiPL-E's tests in those languages),
-# Icarus Verilog, chromium
+# Icarus Verilog, Scala 2.11, Kotlin, JUnit 5, GoogleTest and SQLite (SandboxFusion's scala, kotlin_script, junit, gtest
+# and sql languages), chromium
 # (the headless browser the report tests open `judgebox report` pages in, through Playwright), the Debian
 # packages of the `default` program runtime (Go's testify, JUnit 4, Hamcrest, javatuples), judgebox
 # itself with its test extras, and then the `default` program runtime (the libraries programs may
-# import; built once into $JUDGEBOX_CACHE/runtimes, default /var/cache/judgebox, outside the clone).
+# import, with tsx and Jest for the typescript and jest languages; built once into $JUDGEBOX_CACHE/runtimes,
+# default /var/cache/judgebox, outside the clone).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 need=()
-for pkg in g++ default-jdk-headless libjavatuples-java junit4 libhamcrest-java golang-github-stretchr-testify-dev nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev chromium ruby php-cli libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc iverilog libdata-compare-perl; do
+for pkg in g++ default-jdk-headless libjavatuples-java junit4 libhamcrest-java golang-github-stretchr-testify-dev nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev chromium ruby php-cli libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc iverilog libdata-compare-perl scala kotlin junit5 libgtest-dev sqlite3; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v rustc >/dev/null 2>&1 || need+=(rustc)

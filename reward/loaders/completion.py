@@ -34,6 +34,13 @@ CLOSERS = {"ruby": re.compile(r"(?m)^end\b[^\n]*(\n|\Z)"), "lua": re.compile(r"(
            "R": re.compile(r"(?m)^\}[^\n]*(\n|\Z)"), "D_ut": re.compile(r"(?m)^\}[^\n]*(\n|\Z)")}
 
 
+#: sandbox languages whose tests close the prompt's function with a brace at its indentation (Scala:
+#: ``    }``): a restated function's body runs to the first line that closes at its header's
+#: indentation (the stop token, ``\n    }\n``, would cut a 2-space-indented answer at its first
+#: inner block).
+INDENT_CLOSED = {"scala"}
+
+
 def _header(prompt_lines: list[str], language: str) -> tuple[int, str, str]:
     """(index of the prompt line that declares the function, the header to look for in an answer,
     the function's name)."""
@@ -50,8 +57,15 @@ def _header(prompt_lines: list[str], language: str) -> tuple[int, str, str]:
 
 
 def _body(code: str, body_start: int, language: str, stop_tokens: list[str]) -> str:
-    """The restated function's text after its header line: through its closing line where the
-    language has one (:data:`CLOSERS`), else up to the first stop token that starts a line."""
+    """The restated function's text after its header line: up to its closing brace where the tests
+    close it (:data:`INDENT_CLOSED`), through its closing line where the language has one
+    (:data:`CLOSERS`), else up to the first stop token that starts a line."""
+    if language in INDENT_CLOSED:  # the function's closing brace, at its header's indentation, is the tests'
+        header_line = code[code.rfind("\n", 0, body_start) + 1:body_start]
+        indent = header_line[: len(header_line) - len(header_line.lstrip())]
+        end = re.search(rf"\n{re.escape(indent)}\}}", code[body_start:])
+        if end:
+            return code[body_start:body_start + end.start()]
     closer = CLOSERS.get(language)
     m = closer.search(code, body_start) if closer else None
     if m:

@@ -2,7 +2,8 @@
 
 MultiPL-E runs ``prompt + completion + tests``: the tests rely on what the prompt declares before
 the function (C++ ``#include``/``using``/``typedef``, Java ``import`` lines and the class the tests
-close, Rust ``use`` lines, Go imports, Node ``require`` bindings). A chat answer that restates the
+close, Rust ``use`` lines, Go imports, Node ``require`` bindings, Scala ``import`` lines and the
+object the tests close). A chat answer that restates the
 function is judged as its own program (:func:`judgebox.reward.loaders.completion.multipl_candidate`) and may have
 dropped some of them; one keeper per sandbox language adds back what the program lacks, never a
 second copy of what it has where the language rejects one (a Rust ``use`` of a name already
@@ -27,17 +28,30 @@ def _cpp(preamble: str, program: str, header_at: int, tests: str, dropped: str) 
     return "".join(ln + "\n" for ln in kept) + program
 
 
-def _java(preamble: str, program: str, header_at: int, tests: str, dropped: str) -> str:
-    # The tests close the prompt's class: a bare method needs it opened again before its header.
-    owner = re.search(r"(?m)^[^\n]*\bclass\s+\w+[^\n]*\{[^\n]*$", preamble)
-    if owner and not re.search(r"\b(class|interface|enum|record)\s+\w+", program[:header_at]):
+def _owner_and_imports(preamble: str, program: str, header_at: int, owner: str, kinds: str, package: str) -> str:
+    """Java and Scala: the tests close the prompt's class (``owner`` matches its opening line), so a
+    bare method gets it opened again before its header (unless a ``kinds`` type is declared before
+    it); the prompt's ``import`` lines the program lacks go after its ``package`` line."""
+    opening = re.search(rf"(?m)^[^\n]*\b{owner}\s+\w+[^\n]*\{{[^\n]*$", preamble)
+    if opening and not re.search(rf"\b({kinds})\s+\w+", program[:header_at]):
         line_start = program.rfind("\n", 0, header_at) + 1
-        program = program[:line_start] + owner.group(0).strip() + "\n" + program[line_start:]
-    # A repeated import of the same type or package is ignored by javac (JLS 7.5).
+        program = program[:line_start] + opening.group(0).strip() + "\n" + program[line_start:]
     missing = [ln for ln in _lines(preamble, r"\s*import\s") if ln not in program]
-    package = re.search(r"(?m)^\s*package\s[^;]*;[^\n]*\n?", program)
-    at = package.end() if package else 0
+    found = re.search(package, program)
+    at = found.end() if found else 0
     return program[:at] + "".join(ln + "\n" for ln in missing) + program[at:]
+
+
+def _java(preamble: str, program: str, header_at: int, tests: str, dropped: str) -> str:
+    # A repeated import of the same type or package is ignored by javac (JLS 7.5).
+    return _owner_and_imports(preamble, program, header_at, "class", "class|interface|enum|record",
+                              r"(?m)^\s*package\s[^;]*;[^\n]*\n?")
+
+
+def _scala(preamble: str, program: str, header_at: int, tests: str, dropped: str) -> str:
+    # Only imports the program lacks: the same name imported twice in one scope is ambiguous in Scala 2.
+    return _owner_and_imports(preamble, program, header_at, "object", "object|class|trait",
+                              r"(?m)^\s*package\s[^\n]*\n?")
 
 
 def _use_names(use: str) -> list[str]:
@@ -152,6 +166,7 @@ def _d(preamble: str, program: str, header_at: int, tests: str, dropped: str) ->
 #: sandbox language -> ``(prompt preamble, program, offset of the header in program, tests, dropped) -> program``.
 KEEPERS: dict[str, Callable[[str, str, int, str, str], str]] = {
     "cpp": _cpp, "java": _java, "rust": _rust, "go_test": _go, "nodejs": _nodejs, "typescript": _nodejs, "D_ut": _d,
+    "scala": _scala,
 }
 
 

@@ -56,7 +56,10 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             # the pytest language, and the Jupyter kernel of /run_jupyter and sessions
             "pytest==8.4.2", "ipykernel==7.4.0",
         ),
-        node=("lodash@4.17.21", "tsx@4.7.1"),  # tsx: the typescript language, as SandboxFusion runs it
+        node=("lodash@4.17.21", "tsx@4.7.1",  # tsx: the typescript language, as SandboxFusion runs it
+              # the jest language: Jest with Babel's env and TypeScript presets, SandboxFusion's locked versions
+              "jest@29.7.0", "babel-jest@29.7.0", "@jest/globals@29.7.0", "@babel/core@7.24.5",
+              "@babel/preset-env@7.24.5", "@babel/preset-typescript@7.24.6"),
         debian=TEST_LIBRARIES,
     ),
     Profile(
@@ -136,7 +139,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             "Go modules (go.mod: go 1.22, otel, zap, gorm, ...)": "the Go module proxy is not reachable; "
             "Go 1.23 comes from bookworm-backports and testify from Debian",
             "junit-platform-console-standalone 1.8.2, junit-jupiter-api 5.11.0": "Maven Central is not reachable; "
-            "JUnit 4 comes from Debian",
+            "JUnit 4 and JUnit 5 (junit5: Platform 1.9.1, Jupiter 5.9.2) come from Debian",
             "Lean 4 and mathlib": "fetched from GitHub at install",
         },
     ),

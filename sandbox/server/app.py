@@ -29,8 +29,9 @@ from judgebox.sandbox.cancel import Cancel
 from judgebox.sandbox.config import SandboxSettings
 from judgebox.sandbox.errors import Overloaded, SandboxRequestError
 from judgebox.sandbox.executor import Executor
-from judgebox.sandbox.languages import toolchain_version
+from judgebox.sandbox.languages import RECIPES, install_hint, toolchain_info, toolchain_version
 from judgebox.sandbox.models import (
+    SANDBOX_FUSION_LANGUAGES,
     CreateSessionRequest,
     RunCodeRequest,
     RunCodeResponse,
@@ -174,10 +175,24 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     in_runtime = {"python", "pytest", "nodejs"} if runtime else set()
 
     @app.get("/languages")
-    async def languages() -> dict[str, Optional[str]]:
-        """Installed language -> toolchain version; those the runtime serves name it: ``(runtime default)``."""
-        return {name: (f"{version} (runtime {runtime_info['name']})" if name in in_runtime and version else version)
-                for name in executor.languages() for version in [toolchain_version(name, settings.python)]}
+    def languages(detail: bool = False) -> dict[str, Any]:  # sync: the first call runs dpkg and the toolchains
+        """Installed language -> toolchain version; those the runtime serves name it: ``(runtime default)``.
+
+        ``?detail=true``: every SandboxFusion language -> ``{"installed", "toolchain", "version",
+        "source", "packages"}`` (:func:`toolchain_info`), or for one without a recipe here
+        ``{"installed": false, "reason"}``. Runs in FastAPI's thread pool (the toolchains' answers are
+        cached after the first call).
+        """
+        if not detail:
+            return {name: (f"{version} (runtime {runtime_info['name']})" if name in in_runtime and version
+                           else version)
+                    for name in executor.languages() for version in [toolchain_version(name, settings.python)]}
+        installed = set(executor.languages())
+        node_path = runtime.node_path if runtime else None
+        return {name: ({"installed": name in installed,
+                        **toolchain_info(name, settings.python, node_path, runtime_info["name"] if runtime else None)}
+                       if name in RECIPES else {"installed": False, "reason": install_hint(name)})
+                for name in SANDBOX_FUSION_LANGUAGES}
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

@@ -47,7 +47,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = Path(os.environ.get("JUDGEBOX_DATA_DIR", ".")) / "sandboxfusion-samples"
 OUT = ROOT / "tests" / "reward" / "data" / "sandboxfusion_multipl_verdicts.json"
-LANGUAGES = ("cpp", "go", "java", "js", "rs", "sh", "rb", "php", "pl", "lua", "r", "rkt", "ts", "d")
+LANGUAGES = ("cpp", "go", "java", "js", "rs", "sh", "rb", "php", "pl", "lua", "r", "rkt", "ts", "d", "scala")
 #: dataset -> the file's key for its verdicts ({lang: {task_id: accepted}})
 DATASETS = {"humaneval": "verdicts", "mbpp": "mbpp_verdicts"}
 
@@ -148,7 +148,7 @@ def main() -> None:
                   "Go 1.22 (bookworm-backports) first on PATH, GOTOOLCHAIN=local, GOPROXY=off; g++ 12.2, "
                   "libboost-dev 1.74, OpenJDK 17, node 20, rustc 1.95, bash 5.2, ruby 3.1.2, PHP 8.2, "
                   "perl 5.36 with Test::Deep, Lua 5.4.4 with luaunit 3.4 (Debian lua-unit), R 4.2.2, "
-                  "Racket 8.7, tsx 4.7.1 (TypeScript), dmd as a wrapper running gdc 12 with dmd's flags "
+                  "Racket 8.7, Scala 2.11.12, tsx 4.7.1 (TypeScript), dmd as a wrapper running gdc 12 with dmd's flags "
                   "(dmd has no Debian package) (Debian 12 host)",
         "limits": "SandboxFusion's defaults (20 s compile, 20 s run); a row answered with a time limit is "
                   f"graded again with {RETRY_LIMITS} (seconds): this 2-core machine was shared and loaded",

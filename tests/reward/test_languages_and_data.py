@@ -80,6 +80,7 @@ PAIR = {  # has_pair_sum bodies: do two different elements add up to target (the
          " if (numbers[i] + numbers[j] == target) return true;\n    return false;\n}\n",
     "ts": "  for (let i = 0; i < numbers.length; i++) for (let j = i + 1; j < numbers.length; j++)"
           " if (numbers[i] + numbers[j] == target) return true;\n  return false;\n}\n",
+    "scala": "        numbers.indices.exists(i => numbers.drop(i + 1).exists(_ + numbers(i) == target))\n",
 }
 #: a wrong body where replacing ``== t`` does not make one
 WRONG = {"rkt": PAIR["rkt"].replace("(= (+", "(= (-"), "php": PAIR["php"].replace("== $t", "!= $t"),
@@ -90,7 +91,7 @@ EARLY_EXIT = {"cpp": "    exit(0);\n", "java": "        System.exit(0); return f
               "php": "    exit(0);\n}\n", "pl": "    exit 0;\n}\n", "lua": "    os.exit(0)\nend\n",
               "r": "    quit(status = 0)\n}\n", "rkt": "  (exit 0))\n",
               "d": "{\n    import core.stdc.stdlib : exit;\n    exit(0);\n    assert(0);\n}\n",
-              "ts": "  process.exit(0);\n}\n"}
+              "ts": "  process.exit(0);\n}\n", "scala": "        sys.exit(0)\n"}
 
 
 @pytest.mark.slow
@@ -120,6 +121,7 @@ FLOOD = {  # 3 MB of the solution's own prints before the right answer (the outp
     "d": "    import std.stdio : writeln; import std.array : replicate;\n"
          "    foreach (k; 0 .. 3000) writeln(replicate(\"x\", 1000));\n",
     "ts": "  for (let k = 0; k < 3000; k++) console.log('x'.repeat(1000));\n",
+    "scala": "        for (k <- 0 until 3000) { println(\"x\" * 1000); System.out.println(\"y\" * 1000) }\n",
 }
 
 

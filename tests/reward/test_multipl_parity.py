@@ -550,3 +550,21 @@ def test_the_function_is_found_by_its_whole_name_not_a_longer_helpers(lang):
     it, was dropped: a right answer failed)."""
     spec, code = to_problem(row(lang, "JB_1_add"), 0, f"multipl-e-{lang}").candidate(HELPER_FIRST[lang])
     assert judge(spec, code).verdict == Verdict.accepted, code
+
+
+@pytest.mark.slow
+def test_scala_answer_indented_by_two_keeps_its_inner_blocks_and_a_comment_names_no_object():
+    """A restated Scala answer indented by two spaces runs to its function's own closing brace (the
+    stop token ``\\n    }\\n`` would cut it at its first inner block), and the word ``object`` in a
+    prompt comment is not taken for the object whose tests run (SandboxFusion's samples: 12 answers
+    were cut, ``HumanEval_72_will_it_fly`` named ``object q``)."""
+    r = row("scala", "JB_0_has_pair_sum")
+    r = {**r, "prompt": r["prompt"].replace("    // Check whether", "    // For the object list, check whether")}
+    answer = ("```scala\nobject Problem {\n  def hasPairSum(numbers : List[Long], target : Long) : Boolean = {\n"
+              "    for (i <- numbers.indices) {\n      for (j <- i + 1 until numbers.length) {\n"
+              "        if (numbers(i) + numbers(j) == target) return true\n      }\n    }\n    false\n  }\n}\n```")
+    problem = to_problem(r, 0, "multipl-e-scala")
+    spec, code = problem.candidate(answer)
+    assert code.endswith("    }\n    false") and spec.prefix == ""
+    assert judge(spec, code).verdict == Verdict.accepted
+    assert judge(spec, code.replace("== target", "!= target")).verdict == Verdict.wrong_answer

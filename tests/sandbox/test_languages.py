@@ -242,3 +242,161 @@ def test_typescript_runs_with_tsx_types_stripped_not_checked(local_sandbox):
     assert (r.status, r.run_result.stdout) == ("Success", "42 forty-two\n"), r
     r = local_sandbox.run_code({"code": "const x: number = ;\n", "language": "typescript"})
     assert (r.status, r.run_result.return_code) == ("Failed", 1) and "main.ts" in r.run_result.stderr, r
+
+
+def _needs(sandbox, language: str, how: str) -> None:
+    if language not in sandbox.executor.languages():
+        pytest.skip(f"{language} not installed ({how})")
+
+
+@pytest.mark.slow
+def test_scala_compiles_with_scalac_and_runs_its_first_object(local_sandbox):
+    """``scala`` is SandboxFusion's pair: ``scalac`` then ``scala <first object>``; a failed
+    ``assert`` is a run failure (exit status 1, ``assertion failed``); a type error is a compile
+    failure (nothing runs)."""
+    _needs(local_sandbox, "scala", "scripts/install.sh installs Debian's scala")
+    code = "object Twice {\n  def main(args: Array[String]): Unit = {\n    val n = scala.io.StdIn.readLine().toInt\n" \
+           "    println(n * 2)\n    assert(n == %s)\n  }\n}\n"
+    ok = local_sandbox.run_code({"code": code % "21", "language": "scala", "stdin": "21\n", "compile_timeout": 60})
+    assert (ok.status, ok.compile_result.return_code, ok.run_result.stdout) == ("Success", 0, "42\n"), ok
+    bad = local_sandbox.run_code({"code": code % "20", "language": "scala", "stdin": "21\n", "compile_timeout": 60})
+    assert (bad.status, bad.run_result.return_code, bad.run_result.stdout) == ("Failed", 1, "42\n"), bad
+    assert bad.run_result.stderr.startswith("java.lang.AssertionError: assertion failed\n"), bad
+    wrong = local_sandbox.run_code({"code": code.replace("println(n * 2)", "val s: Int = \"s\"") % "21", "language": "scala",
+                                    "compile_timeout": 60})
+    assert (wrong.status, wrong.run_result) == ("Failed", None), wrong
+    assert wrong.compile_result.return_code == 1 and "main.scala:4: error: type mismatch" in wrong.compile_result.stderr
+
+
+@pytest.mark.slow
+def test_kotlin_script_runs_top_level_statements_and_an_exception_fails_it(local_sandbox):
+    """``kotlin_script`` runs a ``.kts`` script (Debian's Kotlin 1.3: ``kotlinc -script``): top-level
+    statements in order, stdin readable; an uncaught exception fails the run and names it on stderr
+    (no JVM warning beside it); a type error fails it before anything runs."""
+    _needs(local_sandbox, "kotlin_script", "scripts/install.sh installs Debian's kotlin")
+    code = "fun twice(x: Int): Int = x * 2\nval n = readLine()!!.trim().toInt()\nprintln(twice(n))\n" \
+           "if (twice(n) != %s) throw Exception(\"test case did not pass\")\n"
+    ok = local_sandbox.run_code({"code": code % "42", "language": "kotlin_script", "stdin": "21\n", "run_timeout": 60})
+    assert (ok.status, ok.run_result.return_code, ok.run_result.stdout, ok.run_result.stderr) == \
+        ("Success", 0, "42\n", ""), ok
+    bad = local_sandbox.run_code({"code": code % "43", "language": "kotlin_script", "stdin": "21\n", "run_timeout": 60})
+    assert (bad.status, bad.run_result.return_code, bad.run_result.stdout) == ("Failed", 3, "42\n"), bad
+    assert bad.run_result.stderr.startswith("java.lang.Exception: test case did not pass\n"), bad
+    wrong = local_sandbox.run_code({"code": "val x: Int = \"s\"\n", "language": "kotlin_script", "run_timeout": 60})
+    assert (wrong.status, wrong.run_result.return_code, wrong.run_result.stdout) == ("Failed", 1, ""), wrong
+    assert wrong.run_result.stderr.startswith("main.kts:1:14: error: type mismatch"), wrong
+
+
+JUNIT = """import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.*;
+
+public class Twice {
+    public static int twice(int x) { return x %s x; }
+}
+
+class TwiceTest {
+    @Test
+    void doubles() { assertEquals(42, Twice.twice(21)); }
+
+    @Test
+    void zero() { assertEquals(0, Twice.twice(0)); }
+}
+"""
+
+
+@pytest.mark.slow
+def test_junit_runs_jupiter_tests_with_the_console_launcher(local_sandbox):
+    """``junit`` compiles ``<public class>.java`` against JUnit 5 (Debian's junit5) and runs the
+    console launcher over the class path, as SandboxFusion does: every test passes, or the run fails
+    with exit status 1 and the launcher's failure report; a compile error runs nothing."""
+    _needs(local_sandbox, "junit", "scripts/install.sh installs Debian's junit5")
+    ok = local_sandbox.run_code({"code": JUNIT % "+", "language": "junit", "compile_timeout": 60})
+    assert (ok.status, ok.compile_result.return_code, ok.run_result.return_code) == ("Success", 0, 0), ok
+    assert "[         2 tests successful      ]" in ok.run_result.stdout
+    bad = local_sandbox.run_code({"code": JUNIT % "*", "language": "junit", "compile_timeout": 60})
+    assert (bad.status, bad.run_result.return_code) == ("Failed", 1), bad
+    assert "[         1 tests failed          ]" in bad.run_result.stdout
+    assert "TwiceTest:doubles()" in bad.run_result.stdout and "expected: <42> but was: <441>" in bad.run_result.stdout
+    wrong = local_sandbox.run_code({"code": JUNIT % "+ ;", "language": "junit", "compile_timeout": 60})
+    assert (wrong.status, wrong.run_result) == ("Failed", None), wrong
+    assert "Twice.java:5: error:" in wrong.compile_result.stderr
+
+
+GTEST = "#include <gtest/gtest.h>\n\nint twice(int x) { return x %s x; }\n\n" \
+        "TEST(Twice, Doubles) { EXPECT_EQ(twice(21), 42); }\nTEST(Twice, Zero) { EXPECT_EQ(twice(0), 0); }\n"
+
+
+@pytest.mark.slow
+def test_gtest_links_googletest_and_its_main(local_sandbox):
+    """``gtest`` links GoogleTest (Debian's libgtest-dev) and ``gtest_main``, so tests alone are a
+    program; a failed expectation fails the run (exit status 1) and a code with its own ``main``
+    keeps it."""
+    _needs(local_sandbox, "gtest", "scripts/install.sh installs Debian's libgtest-dev")
+    ok = local_sandbox.run_code({"code": GTEST % "+", "language": "gtest", "compile_timeout": 60})
+    assert (ok.status, ok.run_result.return_code) == ("Success", 0), ok
+    assert "[  PASSED  ] 2 tests." in ok.run_result.stdout
+    bad = local_sandbox.run_code({"code": GTEST % "*", "language": "gtest", "compile_timeout": 60})
+    assert (bad.status, bad.run_result.return_code) == ("Failed", 1), bad
+    assert "[  FAILED  ] Twice.Doubles" in bad.run_result.stdout and "[  PASSED  ] 1 test." in bad.run_result.stdout
+    own = GTEST % "+" + "\nint main(int argc, char **argv) {\n  testing::InitGoogleTest(&argc, argv);\n" \
+                        "  std::puts(\"own main\");\n  return RUN_ALL_TESTS();\n}\n"
+    r = local_sandbox.run_code({"code": own, "language": "gtest", "compile_timeout": 60})
+    assert (r.status, r.run_result.stdout.splitlines()[0]) == ("Success", "own main"), r
+    wrong = local_sandbox.run_code({"code": GTEST % "+ ;", "language": "gtest", "compile_timeout": 60})
+    assert (wrong.status, wrong.run_result) == ("Failed", None) and "main.cpp:3:" in wrong.compile_result.stderr
+
+
+def test_sql_runs_a_script_on_an_in_memory_sqlite_database(local_sandbox):
+    """``sql`` runs the code as a SQLite script on a fresh in-memory database (``sqlite3 -bail``):
+    query rows on stdout in SQLite's list mode; the first error stops the script with exit status 1."""
+    _needs(local_sandbox, "sql", "scripts/install.sh installs Debian's sqlite3")
+    code = "create table t(name text, n int);\ninsert into t values ('a', 20), ('b', 22);\n" \
+           "select name, n from t order by n;\nselect sum(n) from t;\n"
+    ok = local_sandbox.run_code({"code": code, "language": "sql"})
+    assert (ok.status, ok.run_result.stdout, ok.run_result.stderr) == ("Success", "a|20\nb|22\n42\n", ""), ok
+    bad = local_sandbox.run_code({"code": "select 1;\nselect * from missing;\nselect 2;\n", "language": "sql"})
+    assert (bad.status, bad.run_result.return_code, bad.run_result.stdout) == ("Failed", 1, "1\n"), bad
+    assert bad.run_result.stderr == "Parse error near line 2: no such table: missing\n"
+
+
+JEST = """import { describe, expect, test } from '@jest/globals';
+
+function twice(x: number): number { return x %s x; }
+
+describe('twice', () => {
+  test('doubles', () => { expect(twice(21)).toBe(42); });
+  test('zero', () => { expect(twice(0)).toBe(0); });
+});
+"""
+
+
+@pytest.mark.slow
+def test_jest_runs_typescript_tests_with_babel(local_sandbox):
+    """``jest`` runs ``main.test.ts`` with Jest and Babel's TypeScript preset from the program runtime,
+    as SandboxFusion runs ``npm run test``: all tests pass, or the run fails (exit status 1) with
+    Jest's report on stderr; a syntax error fails the suite."""
+    _needs(local_sandbox, "jest", "the program runtime with Jest: judgebox runtime build")
+    ok = local_sandbox.run_code({"code": JEST % "+", "language": "jest", "run_timeout": 60})
+    assert (ok.status, ok.run_result.return_code, ok.run_result.stdout) == ("Success", 0, ""), ok
+    assert "Tests:       2 passed, 2 total" in ok.run_result.stderr
+    bad = local_sandbox.run_code({"code": JEST % "*", "language": "jest", "run_timeout": 60})
+    assert (bad.status, bad.run_result.return_code) == ("Failed", 1), bad
+    assert "Tests:       1 failed, 1 passed, 2 total" in bad.run_result.stderr
+    assert "Expected: 42\n    Received: 441" in bad.run_result.stderr
+    wrong = local_sandbox.run_code({"code": "const x: number = ;\n", "language": "jest", "run_timeout": 60})
+    assert (wrong.status, wrong.run_result.return_code) == ("Failed", 1), wrong
+    assert "Test Suites: 1 failed, 1 total" in wrong.run_result.stderr
+
+
+def test_toolchain_info_names_each_toolchain_its_version_and_source():
+    """Every recipe names its toolchain and packages; an installed one reports its version line and
+    where it comes from (the Debian package that owns the program here)."""
+    import sys
+
+    from judgebox.sandbox.languages import TOOLCHAINS, program_source, toolchain_info
+
+    assert set(TOOLCHAINS) == set(RECIPES)
+    info = toolchain_info("bash", sys.executable)
+    assert info["toolchain"] == "GNU Bash" and info["version"].startswith("GNU bash, version 5.")
+    assert info["source"].startswith("Debian package bash 5.") and info["packages"] == "bash"
+    assert program_source("no-such-program-here") == "not installed"

@@ -49,9 +49,19 @@ PROGRAMS = {
                    "console.log(n * 2);", "42\n"),
     "verilog": ("module tb;\n  integer n;\n  initial begin\n    n = $fscanf(32'h8000_0000, \"%d\", n);\n"
                 "    $display(\"%0d\", 42);\n    $finish;\n  end\nendmodule\n", "42\n"),
+    "scala": ("object Twice {\n  def main(args: Array[String]): Unit = println(scala.io.StdIn.readLine().trim.toInt * 2)\n}\n",
+              "42\n"),
+    "kotlin_script": ("println(readLine()!!.trim().toInt() * 2)\n", "42\n"),
+    "junit": ("import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\n"
+              "public class DoubleTest {\n    @Test\n    void doubles() { assertEquals(42, 21 * 2); }\n}\n", None),
+    "gtest": ("#include <gtest/gtest.h>\n\nTEST(Double, Doubles) { EXPECT_EQ(21 * 2, 42); }\n", None),
+    "sql": ("select 21 * 2;\n", "42\n"),
+    "jest": ("import { expect, test } from '@jest/globals';\n\ntest('doubles', () => { expect(21 * 2).toBe(42); });\n",
+             None),
 }
-#: What a passing test runner prints somewhere in its stdout.
-RUNNER_PASS = {"pytest": "1 passed", "go_test": "ok"}
+#: What a passing test runner prints somewhere in its stdout (Jest: its stderr).
+RUNNER_PASS = {"pytest": "1 passed", "go_test": "ok", "junit": "[         1 tests successful      ]",
+               "gtest": "[  PASSED  ] 1 test.", "jest": "Tests:       1 passed, 1 total"}
 
 SF_RESPONSE_FIELDS = {"status", "message", "compile_result", "run_result", "executor_pod_name", "files"}
 SF_COMMAND_FIELDS = {"status", "execution_time", "return_code", "stdout", "stderr"}
@@ -71,6 +81,33 @@ def test_languages_lists_installed_toolchains_with_versions(installed):
     assert set(installed) <= set(RECIPES)
     assert set(installed) <= set(PROGRAMS)
     assert all(isinstance(v, str) and v for v in installed.values())
+
+
+def test_languages_detail_names_every_language_with_toolchain_version_and_source(live_server, installed):
+    """``GET /languages?detail=true``: every SandboxFusion language; a recipe's toolchain, version,
+    source (Debian package, npm, PyPI, rustup) and packages, or why judgebox has none. The plain
+    ``GET /languages`` is unchanged (installed name -> version line)."""
+    from judgebox.sandbox.models import SANDBOX_FUSION_LANGUAGES
+
+    r = httpx.get(f"{live_server}/languages", params={"detail": "true"}, timeout=120)
+    assert r.status_code == 200
+    detail = r.json()
+    assert list(detail) == list(SANDBOX_FUSION_LANGUAGES)
+    assert {n for n, d in detail.items() if d["installed"]} == set(installed)
+    for name, d in detail.items():
+        if name in RECIPES:
+            assert set(d) == {"installed", "toolchain", "version", "source", "packages"}, d
+            assert d["toolchain"] and d["packages"]
+        else:
+            assert set(d) == {"installed", "reason"} and not d["installed"] and "no recipe" in d["reason"], d
+    assert detail["bash"]["source"].startswith("Debian package bash ")
+    assert detail["swift"]["reason"] == "judgebox has no recipe for it (its toolchain has no Debian 12 package)"
+    if "junit" in installed:  # the compiler's version line, then the library's Debian package
+        assert detail["junit"]["version"].startswith("javac ") and ", junit5 5." in detail["junit"]["version"]
+        assert "junit-platform-console-standalone.jar: Debian package junit5 5." in detail["junit"]["source"]
+    if "jest" in installed:
+        assert detail["jest"]["version"].startswith("jest 29.7.0 on Node.js v")
+        assert detail["jest"]["source"].startswith("npm jest@29.7.0 in the program runtime ")
 
 
 def test_ping_is_pong(live_server):
@@ -94,7 +131,7 @@ def test_official_client_run_code_in_every_language(live_server, installed, lang
     if expected is not None:
         assert resp.run_result.stdout == expected
     else:
-        assert RUNNER_PASS[language] in resp.run_result.stdout
+        assert RUNNER_PASS[language] in resp.run_result.stdout + resp.run_result.stderr
     compiled = RECIPES[language].compile is not None
     assert (resp.compile_result is not None) == compiled
     if compiled:

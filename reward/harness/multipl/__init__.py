@@ -17,7 +17,9 @@ the nonce (from stdin, first line, read before the tests run) and how it prints
 - ``nodejs``/``bash``: a statement after the tests prints (Node.js: the tests' ``require`` is the
   module's own, taken before the solution runs, and the ``assert`` module is frozen; bash: the
   solution runs in a subshell per call of its function, never in the tests' shell);
-- ``rust``: the tests' ``main`` is renamed and called from a new ``main`` that prints afterwards.
+- ``rust``: the tests' ``main`` is renamed and called from a new ``main`` that prints afterwards;
+- ``scala``: the tests' ``main`` is renamed and called from a runner ``object`` put first in the
+  file (the one ``scala`` runs) that prints afterwards.
 
 In every language the harness keeps the program's stdout for itself and sends the solution's and
 the tests' own prints to ``/dev/null`` (as the Python harness does, and as HumanEval's and
@@ -42,13 +44,13 @@ from typing import Callable
 
 from judgebox.reward.spec import TestDataError
 
-from . import bash, cpp, d, go, java, lua, nodejs, perl, php, r, racket, ruby, rust
+from . import bash, cpp, d, go, java, lua, nodejs, perl, php, r, racket, ruby, rust, scala
 
 #: sandbox language -> builder ``(prefix + code, tests) -> program``.
 BUILDERS: dict[str, Callable[[str, str], str]] = {
     "cpp": cpp.build, "java": java.build, "go": go.build, "nodejs": nodejs.build, "rust": rust.build,
     "bash": bash.build, "ruby": ruby.build, "php": php.build, "perl": perl.build, "lua": lua.build, "R": r.build,
-    "racket": racket.build, "D_ut": d.build, "typescript": nodejs.build,
+    "racket": racket.build, "D_ut": d.build, "typescript": nodejs.build, "scala": scala.build,
 }
 
 def build_program(language: str, program: str, tests: str) -> str:
