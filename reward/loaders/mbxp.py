@@ -19,8 +19,11 @@ tests' own "this case failed" throw is rewritten into the harness's failed-asser
 - java: ``throw new java.lang.Exception("Exception -- test case ...`` -> ``throw new AssertionError(...``;
 - javascript: ``throw 'Error at Nth assert statement...'`` throws ``assert.fail(...)`` first (the tests
   ``require("lodash")``: the manifest lists it);
-- typescript: the same as javascript, run with tsx as the ``typescript`` language is (types stripped,
-  not checked: mxeval compiles with ``tsc`` and runs the JavaScript it emits despite type errors);
+- typescript: the tests ``import * as assert from 'assert'`` and call ``assert.deepEqual``, whose
+  failure is already the harness's failed assertion; the import becomes a ``require`` (which the
+  harness binds before the solution runs, so a solution's own ``function require`` cannot answer
+  it). Run with tsx as the ``typescript`` language is (types stripped, not checked: mxeval compiles
+  with ``tsc`` and runs the JavaScript it emits despite type errors);
 - go: the tests' ``func main()`` becomes ``TestMBXP(t *testing.T)`` (the prompt gets ``import "testing"``),
   run as MultiPL-E's Go tests are; a panic whose message starts with ``Exception`` (``deepCompare``'s)
   fails the test, any other panic is re-raised;
@@ -90,7 +93,19 @@ TESTS: dict[str, Callable[[str], str]] = {
     "perl": _sub(r"\bdie\s+(\"Exception -- test case[^\"\n]*\")", r'do { print STDERR \1, "\\n"; exit 1 }',
                  "'die \"Exception -- test case ...\"'"),
 }
-TESTS["typescript"] = TESTS["nodejs"]
+
+
+def _typescript(test: str) -> str:
+    test = re.sub(r"(?m)^[ \t]*import\s+\*\s+as\s+(\w+)\s+from\s+(['\"])([\w:/.@-]+)\2[ \t]*;?",
+                  r"const \1 = require(\2\3\2);", test)
+    if re.search(r"\bthrow\s+['\"]Error at \d+th assert statement", test):
+        return TESTS["nodejs"](test)
+    if not re.search(r"\bassert\.\w+\s*\(", test):
+        raise TestDataError("test: no assert.* call and no 'throw \"Error at ...\"' to mark as a failed test")
+    return test
+
+
+TESTS["typescript"] = _typescript
 
 
 def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:
