@@ -31,10 +31,14 @@ tests' own "this case failed" throw is rewritten into the harness's failed-asser
   -> ``flunk("Error at test case N")``;
 - php: ``throw new Exception("Error at Nth assert statement.")`` -> the message the PHP harness reads as
   a failed test (``"Test failed!"``);
+- scala: the tests are the body of ``object Main extends App``, whose statements run when it starts;
+  the object loses ``extends App`` and the tests become its ``def main(args: Array[String])``, run
+  by the MultiPL-E Scala harness (a failed ``assert`` is ``wrong_answer``). mxeval runs ``scalac``
+  then ``scala -cp . Main``; the release has no canonical solutions;
 - perl: ``die "Exception -- test case N did not pass.";`` -> the message on stderr and ``exit 1`` (a
   failed test for the Perl harness). The tests ``use Data::Compare`` (Debian ``libdata-compare-perl``).
 
-kotlin, csharp, scala and swift have no runner in judgebox: such a row has no spec
+kotlin, csharp and swift have no runner in judgebox: such a row has no spec
 (``test_data_error``). A missing field raises ``KeyError`` (the loader names file, row and field).
 """
 
@@ -50,7 +54,7 @@ from .problem import Problem, guarded_spec, text_columns
 FIELDS = {"task_id", "language", "prompt", "test", "entry_point", "canonical_solution", "description"}
 #: mxeval language -> sandbox language.
 LANGUAGES = {"python": "python", "cpp": "cpp", "java": "java", "javascript": "nodejs", "go": "go", "ruby": "ruby",
-             "php": "php", "perl": "perl", "typescript": "typescript"}
+             "php": "php", "perl": "perl", "typescript": "typescript", "scala": "scala"}
 
 _GO_FAIL = ("func TestMBXP(t *testing.T) {\n\tdefer func() {\n\t\tif r := recover(); r != nil {\n"
             "\t\t\tif s, ok := r.(string); ok && len(s) >= 9 && s[:9] == \"Exception\" {\n"
@@ -108,6 +112,18 @@ def _typescript(test: str) -> str:
 TESTS["typescript"] = _typescript
 
 
+def _scala(test: str) -> str:
+    body, closed = re.subn(r"\}\s*\Z", "", test.rstrip())
+    if not closed:
+        raise TestDataError("test: no closing brace of the prompt's object after the tests")
+    if not re.search(r"\bassert\s*\(", body):
+        raise TestDataError("test: no assert(...) to mark as a failed test")
+    return "\n  def main(args: Array[String]): Unit = {\n" + body + "\n  }\n}\n"
+
+
+TESTS["scala"] = _scala
+
+
 def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:
     """One MBXP row. Raises ``KeyError`` naming a missing field (``entry_point`` for Python rows)."""
     task_id, prompt, test, given = str(row["task_id"]), row["prompt"], row["test"], row["language"]
@@ -128,5 +144,9 @@ def _spec(language: str | None, given: Any, prompt: str, test: str, entry: Any) 
         prompt, found = re.subn(r"(?m)^[ \t]*package[ \t]+main\b[^\n]*", r'\g<0>\nimport "testing"', prompt, count=1)
         if not found:
             raise TestDataError("prompt: no 'package main' clause to add the tests' import \"testing\" after")
+    if language == "scala":
+        prompt, found = re.subn(r"\bobject\s+(\w+)\s+extends\s+App\s*\{", r"object \1 {", prompt, count=1)
+        if not found:
+            raise TestDataError("prompt: no 'object ... extends App {' whose body holds the tests")
     return TestSpec(kind="harness", language=language, prefix=prompt, harness=TESTS[language](test),
                     cpp_std="gnu++17" if language == "cpp" else None)

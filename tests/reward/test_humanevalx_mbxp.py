@@ -23,9 +23,9 @@ from tests.fixtures import rows_multilang as rows
 
 HUMANEVAL_X = ["python", "cpp", "java", "js", "go", "rust"]
 MBXP = {"python": "python", "cpp": "cpp", "java": "java", "js": "javascript", "go": "go", "ruby": "ruby",
-        "php": "php", "perl": "perl", "ts": "typescript"}
+        "php": "php", "perl": "perl", "ts": "typescript", "scala": "scala"}
 #: slow tier: compiled languages, and HumanEval-X Python (CodeGeeX's prelude imports numpy in every run)
-SLOW = {"cpp", "java", "go", "rust"}
+SLOW = {"cpp", "java", "go", "rust", "scala"}
 
 
 @pytest.fixture(autouse=True)
@@ -120,13 +120,17 @@ def test_humaneval_x_js_console_assert_becomes_a_throwing_assertion():
     ("php", 'throw new Exception("Test failed!");'),
     ("perl", 'do { print STDERR "Exception -- test case 0 did not pass.", "\\n"; exit 1 };'),
     ("typescript", "const assert = require('assert');\n\nlet actual_1 = digitSum("),
+    ("scala", "\n  def main(args: Array[String]): Unit = {\n\n\n    var x0 : Int = digitSum("),
 ])
 def test_mbxp_failed_case_becomes_the_harness_failed_check(lang, needle):
     """mxeval's "this case failed" throw becomes the form each harness reports as wrong_answer."""
     dataset = "mbxp-" + next(k for k, v in MBXP.items() if v == lang)
     p = load_dataset(dataset)[0][0]
     assert needle in p.spec.harness, p.spec.harness
-    assert p.spec.prefix == p.prompt if lang != "go" else 'package main\nimport "testing"\n' in p.spec.prefix
+    if lang == "go":
+        assert 'package main\nimport "testing"\n' in p.spec.prefix
+    else:  # Scala's object no longer extends App: the tests are its main
+        assert p.spec.prefix == (p.prompt.replace("object Main extends App {", "object Main {") if lang == "scala" else p.prompt)
 
 
 def test_mbxp_rows_without_a_runner_or_a_failure_statement_are_test_data_errors(tmp_path):
@@ -179,7 +183,7 @@ def test_mbxp_gold_passes_mutants_fail_and_a_crash_is_a_runtime_error(key):
     problems = load_dataset(f"mbxp-{key}")[0]
     assert len(problems) == 2
     golds = [p.gold or rows.MBXP_REFERENCE[lang][p.task_id] for p in problems]
-    assert all(p.gold is None for p in problems) == (lang in ("go", "perl"))  # no canonical_solution, as in mxeval
+    assert all(p.gold is None for p in problems) == (lang in ("go", "perl", "scala"))  # none, as in mxeval
     results = judged([p.candidate(g) for p, g in zip(problems, golds)]
                      + [p.candidate(rows.MBXP_MUTANTS[lang][p.task_id]) for p in problems]
                      + [problems[0].candidate(rows.MBXP_CRASHES[lang])])
