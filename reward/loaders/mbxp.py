@@ -35,10 +35,13 @@ tests' own "this case failed" throw is rewritten into the harness's failed-asser
   the object loses ``extends App`` and the tests become its ``def main(args: Array[String])``, run
   by the MultiPL-E Scala harness (a failed ``assert`` is ``wrong_answer``). mxeval runs ``scalac``
   then ``scala -cp . Main``; the release has no canonical solutions;
+- kotlin: ``throw Exception("Exception -- test case N did not pass...`` -> ``throw AssertionError(...``;
+  the tests' ``fun main()`` is called by the ``kotlin_script`` harness (``kotlinc -script``, Kotlin
+  1.3: mxeval compiles with ``kotlinc`` and runs the jar);
 - perl: ``die "Exception -- test case N did not pass.";`` -> the message on stderr and ``exit 1`` (a
   failed test for the Perl harness). The tests ``use Data::Compare`` (Debian ``libdata-compare-perl``).
 
-kotlin, csharp and swift have no runner in judgebox: such a row has no spec
+csharp and swift have no runner in judgebox: such a row has no spec
 (``test_data_error``). A missing field raises ``KeyError`` (the loader names file, row and field).
 """
 
@@ -54,7 +57,8 @@ from .problem import Problem, guarded_spec, text_columns
 FIELDS = {"task_id", "language", "prompt", "test", "entry_point", "canonical_solution", "description"}
 #: mxeval language -> sandbox language.
 LANGUAGES = {"python": "python", "cpp": "cpp", "java": "java", "javascript": "nodejs", "go": "go", "ruby": "ruby",
-             "php": "php", "perl": "perl", "typescript": "typescript", "scala": "scala"}
+             "php": "php", "perl": "perl", "typescript": "typescript", "scala": "scala",
+             "kotlin": "kotlin_script"}
 
 _GO_FAIL = ("func TestMBXP(t *testing.T) {\n\tdefer func() {\n\t\tif r := recover(); r != nil {\n"
             "\t\t\tif s, ok := r.(string); ok && len(s) >= 9 && s[:9] == \"Exception\" {\n"
@@ -122,6 +126,8 @@ def _scala(test: str) -> str:
 
 
 TESTS["scala"] = _scala
+TESTS["kotlin_script"] = _sub(r"\bthrow\s+(?:java\.lang\.)?Exception\s*\(\s*(?=\"Exception -- test case)",
+                              "throw AssertionError(", "'throw Exception(\"Exception -- test case ...'")
 
 
 def to_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:

@@ -23,9 +23,9 @@ from tests.fixtures import rows_multilang as rows
 
 HUMANEVAL_X = ["python", "cpp", "java", "js", "go", "rust"]
 MBXP = {"python": "python", "cpp": "cpp", "java": "java", "js": "javascript", "go": "go", "ruby": "ruby",
-        "php": "php", "perl": "perl", "ts": "typescript", "scala": "scala"}
+        "php": "php", "perl": "perl", "ts": "typescript", "scala": "scala", "kotlin": "kotlin"}
 #: slow tier: compiled languages, and HumanEval-X Python (CodeGeeX's prelude imports numpy in every run)
-SLOW = {"cpp", "java", "go", "rust", "scala"}
+SLOW = {"cpp", "java", "go", "rust", "scala", "kotlin"}
 
 
 @pytest.fixture(autouse=True)
@@ -121,6 +121,7 @@ def test_humaneval_x_js_console_assert_becomes_a_throwing_assertion():
     ("perl", 'do { print STDERR "Exception -- test case 0 did not pass.", "\\n"; exit 1 };'),
     ("typescript", "const assert = require('assert');\n\nlet actual_1 = digitSum("),
     ("scala", "\n  def main(args: Array[String]): Unit = {\n\n\n    var x0 : Int = digitSum("),
+    ("kotlin", 'throw AssertionError("Exception -- test case 0 did not pass. x0 = " + x0)'),
 ])
 def test_mbxp_failed_case_becomes_the_harness_failed_check(lang, needle):
     """mxeval's "this case failed" throw becomes the form each harness reports as wrong_answer."""

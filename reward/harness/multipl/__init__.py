@@ -44,13 +44,14 @@ from typing import Callable
 
 from judgebox.reward.spec import TestDataError
 
-from . import bash, cpp, d, go, java, lua, nodejs, perl, php, r, racket, ruby, rust, scala
+from . import bash, cpp, d, go, java, kotlin, lua, nodejs, perl, php, r, racket, ruby, rust, scala
 
 #: sandbox language -> builder ``(prefix + code, tests) -> program``.
 BUILDERS: dict[str, Callable[[str, str], str]] = {
     "cpp": cpp.build, "java": java.build, "go": go.build, "nodejs": nodejs.build, "rust": rust.build,
     "bash": bash.build, "ruby": ruby.build, "php": php.build, "perl": perl.build, "lua": lua.build, "R": r.build,
     "racket": racket.build, "D_ut": d.build, "typescript": nodejs.build, "scala": scala.build,
+    "kotlin_script": kotlin.build,
 }
 
 def build_program(language: str, program: str, tests: str) -> str:
