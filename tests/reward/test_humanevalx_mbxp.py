@@ -8,6 +8,7 @@ it); the counts measured on them, and why the rest fail, are in :data:`REAL_GOLD
 """
 
 import json
+import re
 from functools import lru_cache
 
 import pytest
@@ -247,3 +248,16 @@ def test_real_references(data_dir, monkeypatch, dataset):
     results = judged([p.candidate(p.gold) for p in problems])
     assert (len(problems), sum(j.passed for j in results)) == (total, passed), \
         [(p.task_id, j.verdict.value) for p, j in zip(problems, results) if not j.passed]
+
+
+def test_mbxp_kotlin_is_a_kotlin_script_whose_tests_main_the_harness_calls_last():
+    """A script defines the tests' ``fun main()`` without calling it: the harness renames it, calls
+    it after the program and prints the marker after it (kotlin_script)."""
+    from judgebox.reward.harness.multipl import build_program
+
+    p = load_dataset("mbxp-kotlin")[0][0]
+    assert p.spec.language == "kotlin_script"
+    program = build_program("kotlin_script", p.spec.prefix + p.gold, p.spec.harness)
+    assert "fun main()" not in program and program.startswith("val judgeboxNonce_")
+    tests_main = re.search(r"fun (judgeboxTestsMain_\w+)\(\)", program).group(1)
+    assert re.search(rf"try \{{ {tests_main}\(\) \}} catch \(e: AssertionError\)", program)
