@@ -137,12 +137,12 @@ def test_mbxp_failed_case_becomes_the_harness_failed_check(lang, needle):
 
 def test_mbxp_rows_without_a_runner_or_a_failure_statement_are_test_data_errors(tmp_path):
     base = rows.mbxp_rows("cpp")[0]
-    bad = [{**base, "task_id": "MBKP/1", "language": "kotlin"},
+    bad = [{**base, "task_id": "MBSWP/1", "language": "swift"},
            {**base, "task_id": "MBCPP/9", "test": "int main() { return 0; }"}]
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in bad))
     ts, cpp = load_problems(path, "mbxp")
-    assert ts.spec is None and "'kotlin' has no runner" in ts.data_error
+    assert ts.spec is None and "'swift' has no runner" in ts.data_error
     assert cpp.spec is None and "no 'throw runtime_error" in cpp.data_error
 
 
