@@ -130,7 +130,7 @@ def _has_fence(text: str) -> bool:
 
 def extract_code(completion: str, language: str = "python", policy: Literal["last", "first"] = "last", *,
                  sanitize: bool = False, entry_point: Optional[str] = None,
-                 code_in_reasoning: Literal["ignore", "use"] = "ignore") -> str:
+                 code_in_reasoning: Literal["ignore", "use"] = "ignore", defines: Optional[str] = None) -> str:
     """The program in a model completion (see the module docstring for the rules).
 
     Args:
@@ -143,6 +143,8 @@ def extract_code(completion: str, language: str = "python", policy: Literal["las
         entry_point: the function the tests call (with ``sanitize``).
         code_in_reasoning: ``"ignore"`` (default: code is taken from the answer after the reasoning
             only) or ``"use"`` (code fenced only in the reasoning counts); see the module docstring.
+        defines: a Python function name: of the matching blocks, those that define it (``def NAME(``)
+            are chosen from first, so an example-usage block after the solution is not taken for it.
 
     Returns:
         the code, with a trailing newline when not empty.
@@ -175,6 +177,9 @@ def extract_code(completion: str, language: str = "python", policy: Literal["las
             return ""  # an answer region of prose after the reasoning: no code
         return _tidy(text)
     tags = _tags(language)
+    if defines:
+        defining = re.compile(rf"(?m)^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(defines)}[ \t]*\(")
+        blocks = [b for b in blocks if defining.search(b[1])] or blocks
     for choose in (lambda t: t in tags, lambda t: t == "", lambda t: True):
         chosen = [body for tag, body in blocks if choose(tag)]
         if chosen:

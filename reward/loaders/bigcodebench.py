@@ -50,6 +50,16 @@ FIELDS = {"task_id", "complete_prompt", "instruct_prompt", "code_prompt", "canon
 STUB = "\n    pass\n"
 
 
+class BigCodeBenchProblem(Problem):
+    """A BigCodeBench task. ``entry_point``: the function the tests call (``task_func``); of a chat
+    answer's fenced blocks, the last that defines it is the code (not a later example-usage block)."""
+
+    entry_point: str = "task_func"
+
+    def defining(self) -> str:
+        return self.entry_point
+
+
 def libraries(libs: Any) -> list[str]:
     """The top-level modules of a row's ``libs`` outside Python's standard library, sorted.
 
@@ -81,8 +91,9 @@ def complete_problem(row: dict[str, Any], index: int, data_source: str) -> Probl
     prompt, code_prompt = row["complete_prompt"], row["code_prompt"]
     row["test"], row["canonical_solution"]  # noqa: B018 - required fields: KeyError names them
     spec, error = guarded_spec(lambda: _spec(row, code_prompt + STUB + prompt))
-    return Problem(task_id=str(row["task_id"]), prompt=prompt, spec=spec, data_error=error,
-                   gold=row["canonical_solution"], data_source=data_source, columns=text_columns(row, FIELDS))
+    return BigCodeBenchProblem(task_id=str(row["task_id"]), prompt=prompt, spec=spec, data_error=error,
+                               gold=row["canonical_solution"], data_source=data_source,
+                               entry_point=str(row.get("entry_point") or "task_func"), columns=text_columns(row, FIELDS))
 
 
 def instruct_problem(row: dict[str, Any], index: int, data_source: str) -> Problem:
@@ -90,6 +101,7 @@ def instruct_problem(row: dict[str, Any], index: int, data_source: str) -> Probl
     prompt, code_prompt = row["instruct_prompt"], row["code_prompt"]
     row["test"], row["canonical_solution"]  # noqa: B018 - required fields: KeyError names them
     spec, error = guarded_spec(lambda: _spec(row, code_prompt + STUB))
-    return Problem(task_id=str(row["task_id"]), prompt=prompt, spec=spec, data_error=error,
-                   gold=code_prompt + row["canonical_solution"], data_source=data_source,
-                   columns=text_columns(row, FIELDS))
+    return BigCodeBenchProblem(task_id=str(row["task_id"]), prompt=prompt, spec=spec, data_error=error,
+                               gold=code_prompt + row["canonical_solution"], data_source=data_source,
+                               entry_point=str(row.get("entry_point") or "task_func"),
+                               columns=text_columns(row, FIELDS))

@@ -76,7 +76,12 @@ class Problem(BaseModel):
         if "```" not in completion:
             return split_reasoning(completion)[1]
 
-        return extract_code(completion, self.language, policy)
+        return extract_code(completion, self.language, policy, defines=self.defining())
+
+    def defining(self) -> Optional[str]:
+        """The function whose defining fenced block is a chat answer's code, of several (``None``:
+        the ``policy`` block; BigCodeBench: ``task_func``, not a later example-usage block)."""
+        return None
 
 
 def text_columns(row: dict[str, Any], used: set[str]) -> dict[str, str]:

@@ -209,3 +209,16 @@ def load_problems_from(tmp_path, row: dict):
     path = tmp_path / "bcb.jsonl"
     path.write_text(json.dumps(row) + "\n")
     return load_problems(path, "bigcodebench-instruct")
+
+
+@needs_default
+@pytest.mark.slow
+def test_a_chat_answer_with_an_example_usage_block_after_the_solution_is_judged_by_its_solution():
+    """Of several fenced blocks, the last that defines task_func is the code (BigCodeBench's own
+    sanitizer keeps the code around the entry point), not a later example-usage block."""
+    problem = load_dataset("bigcodebench-instruct")[0][3]
+    answer = (f"```python\n{ROWS[3]['code_prompt']}{ROWS[3]['canonical_solution']}```\n\nExample usage:\n"
+              "```python\nprint(task_func([1, 2, 2]))\n```\n")
+    spec, code = problem.candidate(answer)
+    assert "def task_func" in code and "print(task_func" not in code
+    assert judge(spec, code).verdict == Verdict.accepted
