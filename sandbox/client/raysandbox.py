@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any, Optional, TypeVar
 
 from pydantic import BaseModel
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, stop_before_delay
 
 from judgebox.sandbox.errors import (
     SandboxOverloaded,
@@ -55,7 +54,7 @@ from judgebox.sandbox.ray.cluster import connect, parse_ray_url
 from judgebox.sandbox.ray.names import NAMESPACE, POOL_NAME, executor_of_session
 
 from .settings import ClientSettings
-from .transport import _log_retry, _Retry, backoff, request_timeout
+from .transport import _Retry, backoff, call_budget, retried
 
 __all__ = ["RaySandbox"]
 
@@ -205,29 +204,10 @@ class RaySandbox:
 
     async def call(self, method: str, request: BaseModel) -> Any:
         """Run ``method`` on a balanced executor with retries (see the module docstring)."""
-        timeout = request_timeout(request, self.settings.timeout_margin)  # type: ignore[arg-type]
-        budget = self.settings.deadline or 2 * timeout + 60
+        timeout, budget = call_budget(self.settings, request)
         now = time.monotonic()
         call = _RayCall(method, (request,), timeout, now + budget, now)
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(budget),
-            wait=functools.partial(self._wait, call), retry=retry_if_exception_type(_Retry),
-            reraise=True, before_sleep=_log_retry)
-        try:
-            return await retrying(self._attempt, call)
-        except _Retry as last:
-            if last.response is not None:
-                return last.response
-            raise last.kind(f"{last.message} (gave up after {call.attempts} attempt(s) in "
-                            f"{time.monotonic() - call.start:.1f}s)", endpoint=last.endpoint,
-                            status_code=last.status_code, attempts=call.attempts) from None
-
-    def _wait(self, call: _RayCall, state: Any) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        if isinstance(exc, _Retry) and exc.now:
-            return 0.0
-        backoff = self._backoff(state)
-        return max(backoff, exc.retry_after) if isinstance(exc, _Retry) else backoff
+        return await retried(self.settings, self._backoff, self._attempt, call, budget)
 
     async def _attempt(self, call: _RayCall) -> Any:
         call.attempts += 1
@@ -300,19 +280,10 @@ class RaySandbox:
             SandboxInfraError, SandboxRequestError: as for any call (``SandboxOverloaded`` when every
             executor has ``max_sessions`` live).
         """
-        timeout = request_timeout(request, self.settings.timeout_margin)
-        budget = self.settings.deadline or 2 * timeout + 60
+        timeout, budget = call_budget(self.settings, request)
         now = time.monotonic()
         call = _RayCall("create_session", (request,), timeout, now + budget, now)
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(budget),
-            wait=functools.partial(self._wait, call), retry=retry_if_exception_type(_Retry),
-            reraise=True, before_sleep=_log_retry)
-        try:
-            info = await retrying(self._attempt, call)
-        except _Retry as last:
-            raise last.kind(f"{last.message} (gave up after {call.attempts} attempt(s))", endpoint=last.endpoint,
-                            status_code=last.status_code, attempts=call.attempts) from None
+        info = await retried(self.settings, self._backoff, self._attempt, call, budget, answer_on_give_up=False)
         return info, f"{self.url}#{call.served_by}"
 
     async def _holder(self, session_id: str) -> Any:

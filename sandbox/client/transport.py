@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import functools
 import logging
 import time
 from dataclasses import dataclass, field
@@ -66,7 +65,8 @@ from judgebox.sandbox.models import (
 from .endpoints import EndpointPool
 from .settings import ClientSettings
 
-__all__ = ["HTTPSandbox", "backoff", "field_errors", "request_timeout", "retry_after_seconds", "run_tests_via_run_code"]
+__all__ = ["HTTPSandbox", "backoff", "call_budget", "field_errors", "request_timeout", "retried", "retry_after_seconds",
+           "run_tests_via_run_code"]
 
 log = logging.getLogger("judgebox.client")
 M = TypeVar("M", bound=BaseModel)
@@ -197,6 +197,48 @@ def retry_after_seconds(value: Optional[str]) -> float:
         return 0.0
 
 
+def call_budget(settings: ClientSettings, request: Any) -> tuple[float, float]:
+    """``(timeout, budget)`` in seconds of one call: the request's own timeout plus the margin, and
+    the whole call's budget over its retries (``settings.deadline``, else twice the timeout + 60 s)."""
+    timeout = request_timeout(request, settings.timeout_margin)
+    return timeout, settings.deadline or 2 * timeout + 60
+
+
+async def retried(settings: ClientSettings, backoff_wait: Any, attempt: Callable[[Any], Awaitable[Any]], call: Any,
+                  budget: float, *, answer_on_give_up: bool = True) -> Any:
+    """``await attempt(call)``, again while it raises :class:`_Retry`, up to ``settings.max_attempts``
+    attempts and ``budget`` seconds: at once when the failure says another endpoint is live, else
+    after ``backoff_wait`` (tenacity) or the ``Retry-After`` the server asked, whichever is longer.
+    ``call`` has ``attempts`` and ``start`` (``time.monotonic()``). One transport drives HTTP and
+    ``ray://`` calls alike.
+
+    Returns:
+        the last attempt's result, or (``answer_on_give_up``) the SandboxError answer the last
+        failed attempt carried.
+
+    Raises:
+        SandboxInfraError: the last failure's kind, saying how many attempts were made in how long.
+    """
+    def wait(state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Retry) and exc.now:
+            return 0.0
+        pause = backoff_wait(state)
+        return max(pause, exc.retry_after) if isinstance(exc, _Retry) else pause
+
+    retrying = AsyncRetrying(stop=stop_after_attempt(settings.max_attempts) | stop_before_delay(budget),
+                             wait=wait, retry=retry_if_exception_type(_Retry), reraise=True,
+                             before_sleep=_log_retry)
+    try:
+        return await retrying(attempt, call)
+    except _Retry as last:
+        if answer_on_give_up and last.response is not None:
+            return last.response
+        raise last.kind(f"{last.message} (gave up after {call.attempts} attempt(s) in "
+                        f"{time.monotonic() - call.start:.1f}s)", endpoint=last.endpoint,
+                        status_code=last.status_code, attempts=call.attempts) from None
+
+
 async def ping_error(http: httpx.AsyncClient, url: str, timeout: float) -> str:
     """``""`` when ``GET <url>/v1/ping`` answers 200 within ``timeout`` seconds, else why not, with
     the URL and the cause (``"GET http://h:9/v1/ping: ConnectError: All connection attempts failed"``)."""
@@ -268,30 +310,9 @@ class HTTPSandbox:
         return await run_tests_via_run_code(request, self.run_code)
 
     async def call(self, path: str, request: BaseModel, response_type: type[M]) -> M:
-        timeout = request_timeout(request, self.settings.timeout_margin)  # type: ignore[arg-type]
-        budget = self.settings.deadline or 2 * timeout + 60
-        call = _Call(path, request.model_dump(mode="json"), response_type, timeout,
-                     time.monotonic() + budget)
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(budget),
-            wait=functools.partial(self._wait, call), retry=retry_if_exception_type(_Retry),
-            reraise=True, before_sleep=_log_retry)
-        try:
-            return await retrying(self._attempt, call)
-        except _Retry as last:
-            if last.response is not None:
-                return last.response  # type: ignore[return-value]
-            raise last.kind(
-                f"{last.message} (gave up after {call.attempts} attempt(s) in "
-                f"{time.monotonic() - call.start:.1f}s)",
-                endpoint=last.endpoint, status_code=last.status_code, attempts=call.attempts) from None
-
-    def _wait(self, call: _Call, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        if isinstance(exc, _Retry) and exc.now:
-            return 0.0
-        backoff = self._backoff(state)
-        return max(backoff, exc.retry_after) if isinstance(exc, _Retry) else backoff
+        timeout, budget = call_budget(self.settings, request)
+        call = _Call(path, request.model_dump(mode="json"), response_type, timeout, time.monotonic() + budget)
+        return await retried(self.settings, self._backoff, self._attempt, call, budget)
 
     async def _attempt(self, call: _Call) -> BaseModel:
         call.attempts += 1
@@ -379,18 +400,9 @@ class HTTPSandbox:
         """
         if self.pool.lack_sessions():
             raise SessionsUnsupported("no endpoint has /sessions (plain SandboxFusion servers)")
-        timeout = request_timeout(request, self.settings.timeout_margin)
-        budget = self.settings.deadline or 2 * timeout + 60
+        timeout, budget = call_budget(self.settings, request)
         call = _Call("/sessions", request.model_dump(mode="json"), SessionInfo, timeout, time.monotonic() + budget)
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(budget),
-            wait=functools.partial(self._wait, call), retry=retry_if_exception_type(_Retry),
-            reraise=True, before_sleep=_log_retry)
-        try:
-            info = await retrying(self._attempt, call)
-        except _Retry as last:
-            raise last.kind(f"{last.message} (gave up after {call.attempts} attempt(s))", endpoint=last.endpoint,
-                            status_code=last.status_code, attempts=call.attempts) from None
+        info = await retried(self.settings, self._backoff, self._attempt, call, budget, answer_on_give_up=False)
         assert call.served_by is not None
         return info, call.served_by  # type: ignore[return-value]
 
