@@ -75,7 +75,9 @@ class Executor:
         runtime = self.settings.program_runtime
         found = {name: RECIPES[name].executable(python)
                  for name in installed_languages(python, runtime.node_path if runtime else None)}
-        self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox")
+        # not "<tmp>/judgebox": a folder of the package's name in a process's working folder (a
+        # script run from /tmp) would shadow an editable install of ``judgebox`` for that process
+        self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox-runs")
         os.makedirs(self.root, mode=0o711, exist_ok=True)
         self.gocache = shared_go_cache(self.root)
         # the precompiled headers and javac's archive are built by the server and read by every run

@@ -15,7 +15,7 @@ import pytest
 
 from judgebox.sandbox import LocalSandbox
 
-_RUN_DIR = re.compile(r"/tmp/judgebox/run-[^/\s'\"]+")
+_RUN_DIR = re.compile(r"/tmp/judgebox-runs/run-[^/\s'\"]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]{6,}")
 _PID = re.compile(r"\b(pid|ppid)=\d+")
 
