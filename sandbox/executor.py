@@ -55,7 +55,11 @@ from .speedups.forkserver import ForkServer, ForkServerUnavailable, is_script_co
 from .speedups.gostd import GoStd, fresh_trim
 from .speedups.jvm import javac_archives, javac_key
 from .speedups.pch import pch_key, precompiled_headers
+from .speedups.preload import usable_preload
 from .textcap import decode_capped
+
+#: Most preload sets (``forkserver_preload``) with their own fork-server per executor.
+PRELOAD_SETS = 4
 
 
 class Executor:
@@ -116,6 +120,10 @@ class Executor:
         self.forkserver = (ForkServer(python, self.env(os.path.join(self.root, ".forkserver"), RunIsolation()),
                                       os.path.join(self.root, ".forkserver"), s.stack_limit_bytes)
                            if s.zygote and "python" in self._installed else None)
+        #: fork-servers with preload modules, by their sorted module names (at most
+        #: :data:`PRELOAD_SETS`; a request with another set is forked from the plain one)
+        self._preloaded: dict[tuple[str, ...], ForkServer] = {}
+        self._preloaded_lock = threading.Lock()
 
     # ----------------------------------------------------------------------------- building blocks
     def languages(self) -> list[str]:
@@ -206,9 +214,11 @@ class Executor:
 
     def command(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
                 iso: RunIsolation, stdin: Optional[str], cancel: Optional[Cancel] = None,
-                output_left: Optional[int] = None, wall_clock: bool = True) -> CommandRunResult:
+                output_left: Optional[int] = None, wall_clock: bool = True,
+                preload: tuple[str, ...] = ()) -> CommandRunResult:
         """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after
-        ``stdin``; ``output_left``, ``wall_clock``: see :meth:`limits`.
+        ``stdin``; ``output_left``, ``wall_clock``: see :meth:`limits`; ``preload``: a Python script
+        is forked with these modules imported (:meth:`forkserver_for`).
 
         Raises:
             Cancelled: ``cancel`` was cancelled before the command started; cancelling it while the
@@ -216,20 +226,21 @@ class Executor:
         """
         limits = self.limits(timeout, output_left, wall_clock)
         if cancel is None:
-            return to_command_result(self._process(argv, workdir, env, limits, iso, stdin, iso.preexec))
+            return to_command_result(self._process(argv, workdir, env, limits, iso, stdin, iso.preexec,
+                                                    preload=preload))
         cancel.check()
         kill = CommandKill(iso)
         with cancel.watching(kill):
             try:
-                res = self._process(argv, workdir, env, limits, iso, stdin, kill.preexec, kill.started)
+                res = self._process(argv, workdir, env, limits, iso, stdin, kill.preexec, kill.started, preload)
             finally:
                 kill.finished()
         return to_command_result(res)
 
     def _process(self, argv: Sequence[str], workdir: str, env: dict[str, str], limits: RunLimits,
                  iso: RunIsolation, stdin: Optional[str], preexec: Optional[Callable[[], None]],
-                 started: Optional[Callable[[int], None]] = None) -> ProcessResult:
-        fork = (self.forkserver if self.forkserver is not None and iso.setup is not None
+                 started: Optional[Callable[[int], None]] = None, preload: tuple[str, ...] = ()) -> ProcessResult:
+        fork = (self.forkserver_for(preload) if self.forkserver is not None and iso.setup is not None
                 and is_script_command(argv, self.settings.python) else None)
         return run_process(
             argv, cwd=workdir, env=env, limits=limits, stdin=(stdin or "").encode(),
@@ -238,6 +249,30 @@ class Executor:
             cpu_seconds=iso.cpu_seconds, spawning=iso.spawning, forkserver=fork, setup=iso.setup,
             started=started, pids=iso.pids,
         )
+
+    def forkserver_for(self, preload: tuple[str, ...]) -> Optional[ForkServer]:
+        """The fork-server whose children start with the modules ``preload`` (sorted, validated
+        standard-library names) imported: the plain one for ``()`` or once :data:`PRELOAD_SETS` other
+        sets have one (``None``: the fork-server is off)."""
+        plain = self.forkserver
+        if not preload or plain is None:
+            return plain
+        with self._preloaded_lock:
+            server = self._preloaded.get(preload)
+            if server is None:
+                if len(self._preloaded) >= PRELOAD_SETS:
+                    return plain
+                server = self._preloaded[preload] = ForkServer(
+                    plain.python, plain.env, plain.home, plain.stack_bytes, preload=preload)
+            return server
+
+    def forkserver_stats(self) -> Optional[dict[str, int]]:
+        """The fork-servers' counts together (:meth:`ForkServer.stats`); ``None``: the fork-server is off."""
+        if self.forkserver is None:
+            return None
+        with self._preloaded_lock:
+            servers = [self.forkserver, *self._preloaded.values()]
+        return {k: sum(s.stats()[k] for s in servers) for k in self.forkserver.stats()}
 
     def compile(self, recipe: Recipe, code: str, files: dict[str, bytes], workdir: str, env: dict[str, str],
                 timeout: float, iso: RunIsolation, cancel: Optional[Cancel] = None,
@@ -375,6 +410,7 @@ class Executor:
                 self.workdir(files, iso) as workdir:
             env = self.env(workdir, iso, recipe)
             self._before_go_build(recipe)
+            preload = usable_preload(request.forkserver_preload, [*files, *(p for c in cases for p in c.files)])
             for path in request.fetch_files:  # an absolute path is refused before anything runs
                 on_disk(iso, path, "fetch_files")
             for i, case in enumerate(cases):
@@ -403,7 +439,7 @@ class Executor:
                         _write_request_files(iso, absolute, "files")
                     runs[i] = r = (self._case_files(iso, case, i)
                                    or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
-                                                   cancel, output_left))
+                                                   cancel, output_left, preload=preload))
                     output_left -= len((r.stdout or "").encode()) + len((r.stderr or "").encode())
                     if case.fetch_files:
                         r.files = fetch_run_files(iso, case.fetch_files, budget)

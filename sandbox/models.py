@@ -22,6 +22,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from .isolation.disk import SCRATCH_MOUNTS
 from .languages import check_cpp_std, closest_language, installed_languages
+from .speedups.preload import check_preload
 
 #: A ``g++ -std=`` value (``c++17``, ``gnu++20``, ...) or ``None`` for the default.
 CppStd = Annotated[Optional[str], AfterValidator(check_cpp_std)]
@@ -246,7 +247,8 @@ class RunCodeRequest(_Request):
     default; clamped to what the host allows), ``disk_limit_MB`` (MiB; judgebox extension, see
     :mod:`judgebox.sandbox.isolation.disk`), ``stdin`` (text fed to a pipe that is then closed;
     ``None`` = empty), ``files``, ``fetch_files`` and ``args`` (appended to the run command, e.g.
-    ``["-x"]`` for pytest; SandboxFusion's server field, which its client does not send).
+    ``["-x"]`` for pytest; SandboxFusion's server field, which its client does not send);
+    ``forkserver_preload`` (judgebox extension, :mod:`judgebox.sandbox.speedups.preload`).
     """
 
     code: Text
@@ -264,6 +266,11 @@ class RunCodeRequest(_Request):
     cpp_std: CppStd = Field(
         None, description="judgebox extension: the C++ standard, g++ -std=VALUE (c++17, gnu++20, ...); "
                           "None = gnu++20")
+    forkserver_preload: Annotated[list[str], AfterValidator(check_preload)] = Field(
+        default_factory=list, description="judgebox extension: standard-library modules the Python program "
+        "imports first anyway (e.g. ['ast', 'json']): the run may be forked from an interpreter that imported "
+        "them already, as multiprocessing.set_forkserver_preload; ignored by other languages and when a file "
+        "of the run shadows one")
 
     @model_validator(mode="after")
     def _files_keep_the_program(self) -> "RunCodeRequest":

@@ -49,6 +49,11 @@ def _judgebox_runner():
 exec(_judgebox_runner())
 """
 
+#: What the runner imports on every run (its module level, ``collections`` and ``ctypes`` for the
+#: process split): a sandbox that supports ``forkserver_preload`` forks it with them imported
+#: (judgebox: ~15 ms less CPU per run); ``unittest`` is added for unittest tasks.
+RUNNER_PRELOAD = ("ast", "collections", "ctypes", "json", "sysconfig", "time", "traceback", "types")
+
 _RUNNER_FILES = {
     RUNNER_FILE: base64.b64encode(RUNNER_SOURCE.encode("utf-8")).decode(),
     RUNNER_CODE_FILE: base64.b64encode(zlib.compress(marshal.dumps(
@@ -76,4 +81,5 @@ def runner_request(source: str, tasks: list[dict[str, Any]], nonce: str, *, run_
         files={**_RUNNER_FILES, "solution.py": base64.b64encode(source.encode("utf-8")).decode()},
         cases=[{"stdin": f"{nonce}\n{json.dumps(task)}"} for task in tasks],
         stop_on_first_failure=stop_on_first_failure, args=["--process"] if process else [],
+        forkserver_preload=[*RUNNER_PRELOAD, *(["unittest"] if any(t.get("mode") == "unittest" for t in tasks) else [])],
     )

@@ -60,7 +60,7 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     admission = Admission(settings.max_concurrency, settings.max_queue, settings.queue_timeout)
     sessions = SessionManager(executor)
     metrics = Metrics(settings.pod_name, lambda: admission.waiting, lambda: admission.running,
-                      lambda: sessions.live, executor.forkserver.stats if executor.forkserver else None)
+                      lambda: sessions.live, executor.forkserver_stats if executor.forkserver else None)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -34,12 +34,14 @@ import signal
 import socket
 import sys
 
-#: The ``python -c`` program of the fork-server: it records the interpreter's start-up state
-#: (``__main__``'s namespace and ``sys.modules``) before importing anything, loads this file under a
+#: The ``python -c`` program of the fork-server: it imports the preload modules (``argv[4]``, comma
+#: separated, usually none), records the interpreter's state (``__main__``'s namespace and
+#: ``sys.modules``: what a child keeps) before importing anything else, loads this file under a
 #: private name and serves; in a child, :func:`serve` returns the run of the script as a lazy
 #: ``map`` that this line drives, so no name of the fork-server is left in the script's globals and
 #: the only frame under the script's is this line's.
-BOOT = ("__jb = (dict(globals()), set(__import__('sys').modules))\n"
+BOOT = ("[__import__(__jbm) for __jbm in __import__('sys').argv[4].split(',') if __jbm]\n"
+        "__jb = (dict(globals()), set(__import__('sys').modules))\n"
         "import importlib.util as __jbu\n"
         "__jbs = __jbu.spec_from_file_location('_judgebox_zygote', __import__('sys').argv[2] + '/zygote.py')\n"
         "__jbm = __jbu.module_from_spec(__jbs)\n"
@@ -219,8 +221,9 @@ def _hide_boot_depth():
 def _as_fresh(req, handlers, main_snapshot, modules_snapshot):
     """Put the interpreter back to the state ``python <script>`` starts in, and return the run.
 
-    Reset: the environment, signal dispositions, every module the fork-server imported (removed from
-    ``sys.modules``; an ``import`` loads a fresh one), ``__main__``'s namespace, ``sys.argv``,
+    Reset: the environment, signal dispositions, every module the fork-server imported but its
+    preload modules (removed from ``sys.modules``; an ``import`` loads a fresh one), ``__main__``'s
+    namespace, ``sys.argv``,
     ``sys.orig_argv``, ``sys.path[0]``, ``site``'s user folders (they follow ``HOME``).
     Not reset (see README, fork-server): the string hash seed (one per fork-server, which is rotated).
     """

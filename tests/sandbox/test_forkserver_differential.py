@@ -36,8 +36,9 @@ def spawn_sb():
     return LocalSandbox(zygote=False)
 
 
-def run(sb, code, stdin=None, timeout=10, memory=None):
-    req = {"code": textwrap.dedent(code), "language": "python", "run_timeout": timeout}
+def run(sb, code, stdin=None, timeout=10, memory=None, preload=()):
+    req = {"code": textwrap.dedent(code), "language": "python", "run_timeout": timeout,
+           "forkserver_preload": list(preload)}
     if stdin is not None:
         req["stdin"] = stdin
     if memory is not None:
@@ -339,12 +340,13 @@ KNOWN_DIFFERENCES = {
 }
 
 
-def _params():
+def _params(more=None):
+    known = {**KNOWN_DIFFERENCES, **(more or {})}
     out = []
     for name, code, stdin, timeout, memory in CASES:
         marks = []
-        if name in KNOWN_DIFFERENCES:
-            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name]))
+        if name in known:
+            marks.append(pytest.mark.xfail(strict=True, reason=known[name]))
         out.append(pytest.param(code, stdin, timeout, memory, id=name, marks=marks))
     return out
 
@@ -359,6 +361,23 @@ def test_corpus_is_large_enough():
 def test_fork_matches_spawn(fork_sb, spawn_sb, code, stdin, timeout, memory):
     forked = run(fork_sb, code, stdin, timeout, memory)
     spawned = run(spawn_sb, code, stdin, timeout, memory)
+    assert forked == spawned, describe_diff(forked, spawned)
+
+
+#: What the reward harness's runner preloads (``judgebox.reward.harness.python.RUNNER_PRELOAD``, plus
+#: ``unittest`` for unittest tasks): the corpus forked with these imported must still look spawned.
+HARNESS_PRELOAD = ("ast", "collections", "ctypes", "json", "sysconfig", "time", "traceback", "types", "unittest")
+
+
+#: By design, not a defect: the preloaded modules are in the run's ``sys.modules`` from the start.
+PRELOAD_DIFFERENCES = {"sys_modules_sorted": "by design: the preloaded modules are in sys.modules at start"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code,stdin,timeout,memory", _params(PRELOAD_DIFFERENCES))
+def test_preloaded_fork_matches_spawn(fork_sb, spawn_sb, code, stdin, timeout, memory):
+    forked = run(fork_sb, code, stdin, timeout, memory, HARNESS_PRELOAD)
+    spawned = run(spawn_sb, code, stdin, timeout, memory, HARNESS_PRELOAD)
     assert forked == spawned, describe_diff(forked, spawned)
 
 

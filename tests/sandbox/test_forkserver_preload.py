@@ -1,0 +1,78 @@
+"""``forkserver_preload``: a Python run forked from a fork-server that imported standard-library
+modules first (judgebox.sandbox.speedups.preload), with nothing else changed: the same isolation, its
+own random state, a run's own ``json.py`` still wins, and only standard-library names are accepted."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from pydantic import ValidationError
+
+from judgebox.sandbox import LocalSandbox
+from judgebox.sandbox.executor import PRELOAD_SETS
+from judgebox.sandbox.models import RunCodeRequest
+
+
+@pytest.fixture(scope="module")
+def sb():
+    return LocalSandbox()
+
+
+def _out(sb, code, preload=(), files=None):
+    r = sb.run_code({"code": code, "language": "python", "run_timeout": 10, "forkserver_preload": list(preload),
+                     "files": files or {}})
+    assert (r.status.value, r.run_result.return_code) == ("Success", 0), r
+    return r.run_result.stdout
+
+
+def test_a_preloaded_run_starts_with_the_modules_imported_and_a_plain_one_without(sb):
+    code = "import sys\nprint('json' in sys.modules, 'json.decoder' in sys.modules, 'ast' in sys.modules)\n"
+    assert _out(sb, code, ["json"]) == "True True False\n"
+    assert _out(sb, code) == "False False False\n"
+    server = sb.executor._preloaded[("json",)]
+    assert server.stats()["forked"] >= 1
+    assert sb.executor.forkserver_stats()["forked"] >= server.stats()["forked"] + 1
+
+
+def test_a_preloaded_run_keeps_the_isolation_of_a_plain_one(sb):
+    code = ("import os, socket\nprint(os.getpid(), os.getuid() == 0)\n"
+            "print(sorted(n for n in os.listdir('/sys/class/net')) if os.path.isdir('/sys/class/net') else 'no-net')\n")
+    assert _out(sb, code, ["json", "ast"]) == _out(sb, code)
+    assert _out(sb, code, ["json", "ast"]).startswith("2 ")  # its own PID namespace, as every run
+
+
+def test_preloaded_random_is_reseeded_in_every_run(sb):
+    code = "import random\nprint(random.random())\n"
+    assert _out(sb, code, ["random"]) != _out(sb, code, ["random"])
+
+
+def test_a_file_of_the_run_that_shadows_a_preload_module_is_imported_as_without_preload(sb):
+    mine = base64.b64encode(b"VALUE = 'mine'\n").decode()
+    code = "import json\nprint(getattr(json, 'VALUE', 'stdlib'))\n"
+    assert _out(sb, code, ["json"], {"json.py": mine}) == "mine\n"
+    assert _out(sb, code, ["json"]) == "stdlib\n"
+
+
+@pytest.mark.parametrize("names,says", [
+    (["numpy"], "'numpy' is not a standard-library module"),
+    (["this"], "'this' cannot be preloaded"),
+    (["json", "1x"], "'1x' is not a module name"),
+    (["json"] * 65, "at most 64 modules"),
+])
+def test_a_name_that_cannot_be_preloaded_is_refused_naming_the_field(names, says):
+    with pytest.raises(ValidationError) as err:
+        RunCodeRequest(code="print(1)", language="python", forkserver_preload=names)
+    assert "forkserver_preload" in str(err.value) and says in str(err.value)
+
+
+@pytest.mark.slow
+def test_past_the_preload_sets_limit_runs_are_forked_from_the_plain_fork_server():
+    box = LocalSandbox()
+    sets = [[m] for m in ("json", "ast", "csv", "heapq", "bisect")]
+    assert len(sets) == PRELOAD_SETS + 1
+    code = "import sys\nprint(sorted(m for m in ('json', 'ast', 'csv', 'heapq', 'bisect') if m in sys.modules))\n"
+    seen = [_out(box, code, names) for names in sets]
+    assert seen[:PRELOAD_SETS] == [f"{names}\n" for names in sets[:PRELOAD_SETS]]
+    assert seen[PRELOAD_SETS] == "[]\n"  # bisect's run: no fork-server of its own, the plain one
+    assert sorted(box.executor._preloaded) == sorted(tuple(names) for names in sets[:PRELOAD_SETS])
