@@ -13,7 +13,7 @@ import pytest
 
 PUBLIC = {
     "judgebox.sandbox": [
-        "ClientSettings", "CommandRunResult", "CommandRunStatus", "IsolationUnavailable", "LocalSandbox",
+        "BatchItemError", "ClientSettings", "CommandRunResult", "CommandRunStatus", "IsolationUnavailable", "LocalSandbox",
         "RunCodeRequest", "RunCodeResponse", "RunJupyterRequest", "RunJupyterResponse", "RunStatus",
         "RunTestsRequest", "RunTestsResponse", "SandboxClient", "SandboxError", "SandboxInfraError",
         "SandboxOverloaded", "SandboxRequestError", "SandboxServerError", "SandboxSettings", "SandboxUnavailable",
