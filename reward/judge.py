@@ -28,13 +28,21 @@ import logging
 import re
 import secrets
 import threading
-from typing import Any, Awaitable, Callable, Optional
+from typing import Any, Awaitable, Callable, Optional, Sequence
 
 from pydantic import ValidationError
 
+from judgebox.sandbox.batch import error_of
 from judgebox.sandbox.client.client import SandboxClient
 from judgebox.sandbox.errors import SandboxInfraError, SandboxRequestError
-from judgebox.sandbox.models import CommandRunResult, CommandRunStatus, RunStatus, RunTestsRequest, RunTestsResponse
+from judgebox.sandbox.models import (
+    BatchItemError,
+    CommandRunResult,
+    CommandRunStatus,
+    RunStatus,
+    RunTestsRequest,
+    RunTestsResponse,
+)
 
 from .checkers import get_checker
 from .checkers.checker import JURY_CHECKED, checker_outcomes, checker_request, problem_key
@@ -98,6 +106,50 @@ def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
     if missing:
         return _missing_judgement(spec, missing)
     return _Judging(spec, code, stop_on_first_failure).run(client.run_tests)
+
+
+def judge_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client: Optional[SandboxClient] = None,
+                stop_on_first_failure: bool = False) -> list[Judgement]:
+    """Judge ``codes[i]`` against ``specs[i]`` for every ``i`` with one
+    :meth:`~judgebox.sandbox.client.client.SandboxClient.run_tests_batch` call per round (a second
+    round only for the submissions whose checker program must run): over HTTP that is one
+    ``POST /run_tests_batch`` per chunk of ``batch_max_items``; embedded, the engine runs them at once.
+
+    Args:
+        specs, codes: equal-length sequences; the arguments of :func:`judge` for each submission.
+        client: the sandbox client (default: :func:`default_client`).
+        stop_on_first_failure: as for :func:`judge`.
+
+    Returns:
+        one :class:`~judgebox.reward.verdict.Judgement` per code, in order: the verdict :func:`judge`
+        gives it. An item the sandbox could not answer (its ``BatchItemError``) is ``infra_error``,
+        one it rejected is ``test_data_error``, as when :func:`judge`'s call raises.
+
+    Raises:
+        ValueError: ``specs`` and ``codes`` differ in length.
+    """
+    if len(specs) != len(codes):
+        raise ValueError(f"specs/codes: {len(specs)} specs for {len(codes)} codes; pass one spec per code")
+    client = client or default_client()
+    jobs = [_Judging(spec, code, stop_on_first_failure) for spec, code in zip(specs, codes)]
+    steps: list[Any] = []
+    for spec, job in zip(specs, jobs):
+        missing = spec_missing_libraries(client, sandbox_language(spec), spec.prelude, spec.libraries)
+        steps.append(_missing_judgement(spec, missing) if missing else job.start())
+    while True:
+        pending = [i for i, step in enumerate(steps) if isinstance(step, RunTestsRequest)]
+        if not pending:
+            return steps
+        try:
+            answers: list[Any] = client.run_tests_batch([steps[i] for i in pending])
+        except (SandboxInfraError, SandboxRequestError) as exc:  # e.g. a closed client: as judge's call raising
+            answers = [exc] * len(pending)
+        for i, answer in zip(pending, answers):
+            failure = error_of(answer) if isinstance(answer, BatchItemError) else answer
+            if isinstance(failure, (SandboxInfraError, SandboxRequestError)):
+                steps[i] = jobs[i].failed(failure)
+            else:
+                steps[i] = jobs[i].feed(answer)
 
 
 def _missing_judgement(spec: TestSpec, missing: list[str]) -> Judgement:
@@ -419,4 +471,4 @@ def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[tuple[Verdi
     return None
 
 
-__all__ = ["ajudge", "default_client", "judge", "marker", "warn_once", "warn_unknown"]
+__all__ = ["ajudge", "default_client", "judge", "judge_batch", "marker", "warn_once", "warn_unknown"]

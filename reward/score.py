@@ -1,24 +1,26 @@
 """``compute_score``: one completion against its ground truth, as a reward dict (verl's
 ``custom_reward_function`` signature, which :mod:`judgebox.integrations.verl` exports; the agent
-loop's default scorer uses it too)."""
+loop's default scorer uses it too); ``compute_score_batch``: a list of them in one sandbox batch
+call (verl's ``BatchRewardManager`` signature)."""
 
 from __future__ import annotations
 
 import concurrent.futures
 import threading
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Sequence, TypeVar, Union
 
 from judgebox.sandbox.client import SandboxClient
 from judgebox.sandbox.errors import SandboxUnavailable
 
 from .extract import extract_code
-from .judge import default_client, judge, warn_unknown
+from .judge import default_client, judge, judge_batch, warn_unknown
 from .spec import TestDataError, TestSpec
 from .verdict import Judgement, Verdict, unscorable_reason
 
 _clients: dict[str, SandboxClient] = {}
 _lock = threading.Lock()
 _pool = concurrent.futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="judgebox-score")
+T = TypeVar("T")
 
 
 def client_for(url: Optional[str]) -> SandboxClient:
@@ -86,21 +88,11 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
         ``None``: which failed, the sandbox or the dataset). Every result has every key, as verl's
         ``reward_extra_info`` needs.
     """
-    extra_info = extra_info or {}
-    language = kwargs.get("language") or extra_info.get("language") or "python"
-    binary = kwargs.get("score_mode", "binary") != "pass_rate"
-    overrides: dict[str, Any] = {}
-    if kwargs.get("language") or extra_info.get("language"):
-        overrides["language"] = language
-    if kwargs.get("memory_limit_mb"):
-        overrides["memory_limit_MB"] = int(kwargs["memory_limit_mb"])
-    if kwargs.get("run_timeout"):
-        overrides["run_timeout"] = float(kwargs["run_timeout"])
-    try:
-        spec = TestSpec.from_ground_truth(ground_truth, **overrides)
-    except TestDataError as exc:
-        return _score(Judgement(verdict=Verdict.test_data_error, message=str(exc)), binary, kwargs)
-    code = extract_code(solution_str or "", spec.language, kwargs.get("extract_policy", "last"))
+    prepared = _prepared(solution_str, ground_truth, extra_info, kwargs)
+    if isinstance(prepared, dict):
+        return prepared
+    spec, code = prepared
+    binary = _binary(kwargs)
     try:
         client = client_for(kwargs.get("sandbox_fusion_url") or kwargs.get("sandbox_url"))
     except SandboxUnavailable as exc:  # a dead URL is the sandbox's failure, told in seconds
@@ -114,12 +106,88 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
     return _score(j, binary, kwargs)
 
 
+def compute_score_batch(data_sources: Optional[Sequence[Optional[str]]] = None,
+                        solution_strs: Sequence[str] = (), ground_truths: Sequence[Any] = (),
+                        extra_infos: Optional[Sequence[Optional[dict]]] = None, **kwargs: Any) -> list[dict[str, Any]]:
+    """verl ``BatchRewardManager``'s ``compute_score``: :func:`compute_score` of every completion,
+    with one sandbox batch call (:func:`~judgebox.reward.judge.judge_batch`: over HTTP one
+    ``POST /run_tests_batch`` per chunk of the client's ``batch_max_items``; embedded, the engine
+    runs them at once) instead of one call per completion.
+
+    Args:
+        data_sources, solution_strs, ground_truths, extra_infos: one entry per completion (verl's
+            lists; ``data_sources`` and ``extra_infos`` may be ``None``).
+        kwargs: those of :func:`compute_score`, for the whole batch; ``total_timeout`` (seconds,
+            default 600) bounds the whole batch, ``concurrent_semaphore`` is held while it runs.
+
+    Returns:
+        one dict per completion, in order, equal to what :func:`compute_score` returns for it.
+
+    Raises:
+        ValueError: the sequences differ in length.
+    """
+    n = len(solution_strs)
+    extra_infos = list(extra_infos) if extra_infos is not None else [None] * n
+    if len(ground_truths) != n or len(extra_infos) != n or (data_sources is not None and len(data_sources) != n):
+        raise ValueError(f"compute_score_batch: {n} solution_strs, {len(ground_truths)} ground_truths and "
+                         f"{len(extra_infos)} extra_infos; pass one of each per completion")
+    binary = _binary(kwargs)
+    scores: list[Any] = [_prepared(s, g, e, kwargs) for s, g, e in zip(solution_strs, ground_truths, extra_infos)]
+    todo = [i for i, p in enumerate(scores) if not isinstance(p, dict)]
+    if not todo:
+        return scores
+    specs, codes = [scores[i][0] for i in todo], [scores[i][1] for i in todo]
+    try:
+        client = client_for(kwargs.get("sandbox_fusion_url") or kwargs.get("sandbox_url"))
+    except SandboxUnavailable as exc:  # a dead URL is the sandbox's failure, told in seconds
+        judgements = [Judgement(verdict=Verdict.infra_error, n_total=s.n_tests, message=str(exc)) for s in specs]
+    else:
+        stop = binary and kwargs.get("stop_on_first_failure", True)
+        future = _pool.submit(_gated, kwargs.get("concurrent_semaphore"), judge_batch, specs, codes, client=client,
+                              stop_on_first_failure=stop)
+        try:
+            judgements = future.result(timeout=float(kwargs.get("total_timeout", 600)))
+        except concurrent.futures.TimeoutError:
+            judgements = [Judgement(verdict=Verdict.infra_error, n_total=s.n_tests, message="total_timeout exceeded")
+                          for s in specs]
+    for i, j in zip(todo, judgements):
+        scores[i] = _score(j, binary, kwargs)
+    return scores
+
+
+def _binary(kwargs: dict[str, Any]) -> bool:
+    return kwargs.get("score_mode", "binary") != "pass_rate"
+
+
+def _prepared(solution_str: str, ground_truth: Any, extra_info: Optional[dict],
+              kwargs: dict[str, Any]) -> Union[dict[str, Any], tuple[TestSpec, str]]:
+    """``(spec, code)`` of one completion, or its final score dict when its test data is bad."""
+    extra_info = extra_info or {}
+    language = kwargs.get("language") or extra_info.get("language") or "python"
+    overrides: dict[str, Any] = {}
+    if kwargs.get("language") or extra_info.get("language"):
+        overrides["language"] = language
+    if kwargs.get("memory_limit_mb"):
+        overrides["memory_limit_MB"] = int(kwargs["memory_limit_mb"])
+    if kwargs.get("run_timeout"):
+        overrides["run_timeout"] = float(kwargs["run_timeout"])
+    try:
+        spec = TestSpec.from_ground_truth(ground_truth, **overrides)
+    except TestDataError as exc:
+        return _score(Judgement(verdict=Verdict.test_data_error, message=str(exc)), _binary(kwargs), kwargs)
+    return spec, extract_code(solution_str or "", spec.language, kwargs.get("extract_policy", "last"))
+
+
+def _gated(gate: Optional[threading.Semaphore], fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+    if gate is None:
+        return fn(*args, **kw)
+    with gate:
+        return fn(*args, **kw)
+
+
 def _judge_gated(gate: Optional[threading.Semaphore], spec: TestSpec, code: str, client: SandboxClient,
                  stop: bool) -> Judgement:
-    if gate is None:
-        return judge(spec, code, client=client, stop_on_first_failure=stop)
-    with gate:
-        return judge(spec, code, client=client, stop_on_first_failure=stop)
+    return _gated(gate, judge, spec, code, client=client, stop_on_first_failure=stop)
 
 
 def _score(j: Judgement, binary: bool, kwargs: dict[str, Any]) -> dict[str, Any]:

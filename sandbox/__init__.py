@@ -19,6 +19,7 @@ from .errors import (
 from .isolation import IsolationUnavailable
 from .local import LocalSandbox
 from .models import (
+    BatchItemError,
     CommandRunResult,
     CommandRunStatus,
     RunCodeRequest,
@@ -36,6 +37,6 @@ from .sessions.handle import Session
 __all__ = [
     "SandboxClient", "SandboxError", "SandboxInfraError", "SandboxRequestError", "LocalSandbox", "SandboxSettings", "CommandRunResult", "CommandRunStatus", "RunCodeRequest",
     "RunCodeResponse", "RunJupyterRequest", "RunJupyterResponse", "RunStatus", "RunTestsRequest",
-    "RunTestsResponse", "ClientSettings", "SandboxUnavailable", "SandboxOverloaded", "SandboxServerError",
+    "RunTestsResponse", "BatchItemError", "ClientSettings", "SandboxUnavailable", "SandboxOverloaded", "SandboxServerError",
     "Session", "SessionInfo", "SessionRunResult", "SessionNotFound", "SessionsUnsupported", "IsolationUnavailable",
 ]

@@ -115,6 +115,10 @@ class SandboxSettings(BaseSettings):
     interrupt_grace: float = Field(
         2.0, gt=0, description="seconds a timed-out cell gets to stop after SIGINT before the kernel is killed")
     max_code_bytes: int = Field(1 << 20, ge=1024, description="largest session cell (UTF-8 bytes); more is 422")
+    max_batch_items: int = Field(256, ge=1, description="requests one POST /run_tests_batch may carry; more "
+                                 "is 422 for the whole batch")
+    max_batch_bytes: int = Field(64 << 20, ge=1024, description="bytes of one POST /run_tests_batch body; more is "
+                                 "422 for the whole batch")
 
     def updated(self, **overrides: object) -> "SandboxSettings":
         """A copy with ``overrides`` (field names) validated as constructor arguments are.

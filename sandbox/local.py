@@ -11,14 +11,16 @@ import asyncio
 import concurrent.futures
 import threading
 import weakref
-from typing import Any, Optional, TypeVar, Union
+from typing import Any, Optional, Sequence, TypeVar, Union
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from .batch import validation_detail
 from .config import SandboxSettings
 from .errors import Overloaded, SandboxOverloaded, SandboxServerError
 from .executor import Executor
 from .models import (
+    BatchItemError,
     RunCodeRequest,
     RunCodeResponse,
     RunJupyterRequest,
@@ -80,6 +82,27 @@ class LocalSandbox:
         with self._slots:
             return self.executor.run_tests(req)
 
+    def run_tests_batch(self, requests: Sequence[Union[RunTestsRequest, dict]]
+                        ) -> list[Union[RunTestsResponse, BatchItemError]]:
+        """Many :meth:`run_tests` at once (``/run_tests_batch`` semantics), up to ``max_concurrency``
+        running together; one item per request, in order: its :class:`RunTestsResponse`, or a
+        :class:`BatchItemError` (``index``, ``status_code`` 422 for an invalid request naming the
+        fields, 500 if the engine failed on it). Raises nothing for an item."""
+        items: list[Any] = []
+        for i, request in enumerate(requests):
+            try:
+                items.append(as_model(RunTestsRequest, request))
+            except ValidationError as exc:
+                items.append(BatchItemError(index=i, status_code=422, detail=validation_detail(exc)))
+        runs = {i: self._pool.submit(self.run_tests, item) for i, item in enumerate(items)
+                if isinstance(item, RunTestsRequest)}
+        for i, future in runs.items():
+            try:
+                items[i] = future.result()
+            except Exception as exc:  # noqa: BLE001 - an engine bug on one item is that item's answer
+                items[i] = BatchItemError(index=i, status_code=500, detail=f"{type(exc).__name__}: {exc}")
+        return items
+
     def run_jupyter(self, request: Union[RunJupyterRequest, dict]) -> RunJupyterResponse:
         """Run notebook cells in a fresh kernel (``/run_jupyter`` semantics)."""
         from .sessions.jupyter import run_jupyter
@@ -96,6 +119,11 @@ class LocalSandbox:
     async def arun_tests(self, request: Union[RunTestsRequest, dict]) -> RunTestsResponse:
         """Async :meth:`run_tests`."""
         return await asyncio.get_running_loop().run_in_executor(self._pool, self.run_tests, request)
+
+    async def arun_tests_batch(self, requests: Sequence[Union[RunTestsRequest, dict]]
+                               ) -> list[Union[RunTestsResponse, BatchItemError]]:
+        """Async :meth:`run_tests_batch` (it waits in a thread; the runs use this sandbox's workers)."""
+        return await asyncio.get_running_loop().run_in_executor(None, self.run_tests_batch, requests)
 
     async def arun_jupyter(self, request: Union[RunJupyterRequest, dict]) -> RunJupyterResponse:
         """Async :meth:`run_jupyter`."""

@@ -16,9 +16,19 @@ import binascii
 import bisect
 import posixpath
 from enum import Enum
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from .isolation.disk import SCRATCH_MOUNTS
 from .languages import check_cpp_std, closest_language, installed_languages
@@ -402,6 +412,53 @@ class RunTestsResponse(BaseModel):
     compile_result: Optional[CommandRunResult] = None
     run_results: list[Optional[CommandRunResult]] = Field(default_factory=list)
     executor_pod_name: Optional[str] = None
+
+
+class BatchItemError(BaseModel):
+    """One item of a ``POST /run_tests_batch`` that has no result: what the single ``/run_tests`` call
+    would have answered instead of HTTP 200.
+
+    ``index`` is the item's position in the batch (0-based); ``status_code`` the HTTP status the
+    single call would have had (``422`` invalid item, ``504`` no execution slot in time, ``500`` the
+    server failed on it; a client that got no answer for it says ``503``); ``detail`` says why;
+    ``retry_after`` (seconds) is set for ``504``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int = Field(ge=0)
+    status_code: int = Field(ge=400, le=599)
+    detail: str
+    retry_after: Optional[float] = None
+
+
+def _batch_item_kind(value: Any) -> str:
+    """``"error"`` for a :class:`BatchItemError` (or its JSON: it alone has ``status_code``), else ``"result"``."""
+    if isinstance(value, dict):
+        return "error" if "status_code" in value else "result"
+    return "error" if isinstance(value, BatchItemError) else "result"
+
+
+#: One item's answer in a batch: the :class:`RunTestsResponse` of that request, or its :class:`BatchItemError`.
+BatchItem = Annotated[Union[Annotated[RunTestsResponse, Tag("result")], Annotated[BatchItemError, Tag("error")]],
+                      Discriminator(_batch_item_kind)]
+
+
+class RunTestsBatchRequest(BaseModel):
+    """``POST /run_tests_batch`` body (judgebox extension): ``requests``, a list of ``/run_tests`` bodies.
+
+    Each item is validated on its own (a bad one is answered with its :class:`BatchItemError`), so
+    the items are plain JSON objects here.
+    """
+
+    requests: list[dict[str, Any]]
+
+
+class RunTestsBatchResponse(BaseModel):
+    """``POST /run_tests_batch`` response: ``results[i]`` answers ``requests[i]``, a
+    :class:`RunTestsResponse` or a :class:`BatchItemError` (the one with ``status_code``)."""
+
+    results: list[BatchItem]
 
 
 class RunJupyterRequest(_Request):

@@ -13,7 +13,7 @@ import pytest
 
 PUBLIC = {
     "judgebox.sandbox": [
-        "ClientSettings", "CommandRunResult", "CommandRunStatus", "IsolationUnavailable", "LocalSandbox",
+        "BatchItemError", "ClientSettings", "CommandRunResult", "CommandRunStatus", "IsolationUnavailable", "LocalSandbox",
         "RunCodeRequest", "RunCodeResponse", "RunJupyterRequest", "RunJupyterResponse", "RunStatus",
         "RunTestsRequest", "RunTestsResponse", "SandboxClient", "SandboxError", "SandboxInfraError",
         "SandboxOverloaded", "SandboxRequestError", "SandboxServerError", "SandboxSettings", "SandboxUnavailable",
@@ -25,7 +25,7 @@ PUBLIC = {
     "judgebox.sandbox.isolation": ["Isolation", "IsolationUnavailable", "RunIsolation"],
     "judgebox.reward": [
         "CallCase", "Judgement", "StdioCase", "TestDataError", "TestResult", "TestSpec", "Verdict", "ajudge",
-        "compute_score", "extract_code", "judge", "judge_many", "score_batch"],
+        "compute_score", "compute_score_batch", "extract_code", "judge", "judge_batch", "judge_many", "score_batch"],
     "judgebox.reward.checkers": ["CHECKERS", "Checker", "DEFAULT_MODE", "get_checker"],
     "judgebox.reward.loaders": ["FORMATS", "Manifest", "Problem", "convert_rows", "get_manifest", "list_manifests",
                                 "load_dataset", "load_problems", "read_rows"],
@@ -39,7 +39,8 @@ PUBLIC = {
                                "get_parser", "parser_names", "register_parser"],
     "judgebox.agent.backends": ["Backend", "EngineInfo", "GenerationResult", "HFBackend", "OpenAIBackend", "VLLMBackend"],
     "judgebox.report": ["Records", "build_page", "read_records", "read_summary", "write_report"],
-    "judgebox.integrations.verl": ["JudgeboxToolAgentLoop", "VerlToolAdapter", "check_correctness", "compute_score"],
+    "judgebox.integrations.verl": ["JudgeboxToolAgentLoop", "VerlToolAdapter", "check_correctness", "compute_score",
+                                   "compute_score_batch"],
     "judgebox.integrations.trl": ["CodeInterpreterEnv", "WORKER_EXTENSION", "code_interpreter_tool", "code_reward",
                                   "make_code_reward", "make_environment_factory", "make_rollout_func",
                                   "trajectory_reward"],

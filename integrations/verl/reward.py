@@ -14,7 +14,12 @@ from typing import Any, Optional, Union
 
 # Absolute imports: verl loads this file by path (``custom_reward_function.path``), outside the package.
 from judgebox.reward.judge import judge
-from judgebox.reward.score import SCORE_KEYS, client_for, compute_score  # noqa: F401  (verl's entry points)
+from judgebox.reward.score import (  # noqa: F401  (verl's entry points)
+    SCORE_KEYS,
+    client_for,
+    compute_score,
+    compute_score_batch,
+)
 from judgebox.reward.spec import TestDataError, TestSpec
 from judgebox.reward.verdict import Judgement, TestResult, Verdict
 from judgebox.sandbox.errors import SandboxUnavailable

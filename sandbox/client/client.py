@@ -12,6 +12,10 @@ speaks SandboxFusion's HTTP API (``POST /run_code``, ``/run_jupyter``, judgebox'
 - HTTP 4xx other than 429 is not retried: :class:`~judgebox.sandbox.errors.SandboxRequestError`;
 - an endpoint without ``/run_tests`` (a plain SandboxFusion: 404/405) is remembered and served by one
   ``/run_code`` per case, giving the same :class:`~judgebox.sandbox.models.RunTestsResponse`;
+- :meth:`SandboxClient.run_tests_batch` sends many ``/run_tests`` requests as ``POST /run_tests_batch``
+  chunks (an endpoint without it is served by one ``run_tests`` per item, as above); items refused
+  for overload or failed on the server are retried alone, and an item that stays without a result
+  is its :class:`~judgebox.sandbox.models.BatchItemError`, never a verdict;
 - at most ``max_concurrency`` requests are in flight per client (one semaphore, a connection pool of
   the same size), balanced over the endpoints by :class:`~judgebox.sandbox.client.endpoints.EndpointPool`;
 - sessions (:meth:`SandboxClient.create_session`): created on a balanced endpoint, then every call
@@ -32,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine, Optional, Sequence, 
 
 from pydantic import BaseModel, ValidationError
 
+from judgebox.sandbox.batch import item_error
 from judgebox.sandbox.errors import SandboxRequestError
 from judgebox.sandbox.local import LocalSandbox
 from judgebox.sandbox.models import (
@@ -48,7 +53,7 @@ from judgebox.sandbox.models import (
 from judgebox.sandbox.sessions.handle import Session, create_session_request
 
 from .settings import ClientSettings
-from .transport import SESSION_START_S, HTTPSandbox, field_errors
+from .transport import SESSION_START_S, BatchResult, HTTPSandbox, field_errors
 
 if TYPE_CHECKING:
     from .raysandbox import RaySandbox
@@ -73,6 +78,24 @@ def validated(model: type[M], request: Any) -> M:
         return model.model_validate(request)
     except ValidationError as exc:
         raise SandboxRequestError(f"invalid {model.__name__}: {field_errors(exc.errors())}", 422) from exc
+
+
+def _batch_items(requests: Sequence[Any]) -> tuple[list[Any], list[tuple[int, RunTestsRequest]]]:
+    """Each request validated (an invalid one is its 422 :class:`BatchItemError`), and the valid
+    ones as ``(index, request)`` pairs for the transport."""
+    items: list[Any] = []
+    for i, request in enumerate(requests):
+        try:
+            items.append(validated(RunTestsRequest, request))
+        except SandboxRequestError as exc:
+            items.append(item_error(i, exc))
+    return items, [(i, r) for i, r in enumerate(items) if isinstance(r, RunTestsRequest)]
+
+
+def _merged(items: list[Any], answers: list[BatchResult]) -> list[BatchResult]:
+    """``items`` with each valid request replaced by its answer (``answers`` in the same order)."""
+    found = iter(answers)
+    return [next(found) if isinstance(item, RunTestsRequest) else item for item in items]
 
 
 class LoopThread:
@@ -260,6 +283,29 @@ class SandboxClient:
         req = validated(RunTestsRequest, request)
         return self.local.run_tests(req) if self.local else self._sync("run_tests", req)
 
+    def run_tests_batch(self, requests: Sequence[Union[RunTestsRequest, dict]]) -> list[BatchResult]:
+        """Run many ``run_tests`` requests at once (``POST /run_tests_batch``, see the module docstring).
+
+        Args:
+            requests: ``RunTestsRequest`` models or dicts, any number (sent in chunks of
+                ``batch_max_items`` / ``batch_max_bytes``).
+
+        Returns:
+            one item per request, in order: its :class:`~judgebox.sandbox.models.RunTestsResponse`
+            (what :meth:`run_tests` returns for it), or a :class:`~judgebox.sandbox.models.BatchItemError`
+            with the request's ``index``: ``status_code`` 4xx for an invalid request (what
+            :meth:`run_tests` raises as ``SandboxRequestError``), 5xx when no sandbox answered it
+            after the retries (``SandboxInfraError``); ``judgebox.sandbox.batch.error_of(item)``
+            gives that exception. An item's failure never raises nor stops the others.
+
+        Raises:
+            SandboxRequestError: this client is closed.
+        """
+        if self.local:
+            return self.local.run_tests_batch(requests)
+        items, indexed = _batch_items(requests)
+        return _merged(items, self._sync_coro(lambda http: http.run_tests_batch(indexed)))
+
     def run_jupyter(self, request: Union[RunJupyterRequest, dict]) -> RunJupyterResponse:
         """Run notebook cells (``POST /run_jupyter``). Raises ``SandboxRequestError`` / ``SandboxInfraError``."""
         req = validated(RunJupyterRequest, request)
@@ -274,6 +320,13 @@ class SandboxClient:
         """Async :meth:`run_tests`."""
         req = validated(RunTestsRequest, request)
         return await (self.local.arun_tests(req) if self.local else self._remote("run_tests", req))
+
+    async def arun_tests_batch(self, requests: Sequence[Union[RunTestsRequest, dict]]) -> list[BatchResult]:
+        """Async :meth:`run_tests_batch`."""
+        if self.local:
+            return await self.local.arun_tests_batch(requests)
+        items, indexed = _batch_items(requests)
+        return _merged(items, await self._async_coro(lambda http: http.run_tests_batch(indexed)))
 
     async def arun_jupyter(self, request: Union[RunJupyterRequest, dict]) -> RunJupyterResponse:
         """Async :meth:`run_jupyter`."""

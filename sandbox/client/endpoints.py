@@ -22,7 +22,7 @@ log = logging.getLogger("judgebox.client")
 
 
 #: Route suffixes users paste with the URL (verl's ``sandbox_fusion_url`` ends in ``/run_code``).
-ROUTE_SUFFIXES = ("/run_code", "/run_tests", "/run_jupyter")
+ROUTE_SUFFIXES = ("/run_code", "/run_tests_batch", "/run_tests", "/run_jupyter")
 
 
 def base_url(url: str) -> str:
@@ -45,6 +45,7 @@ class Endpoint:
         down_until: ``time.monotonic()`` at which the cool-down ends (seconds).
         supports_run_tests: ``False`` once ``/run_tests`` answered 404/405 (a plain SandboxFusion).
         supports_sessions: ``False`` once ``POST /sessions`` answered 404/405 (a plain SandboxFusion).
+        supports_batch: ``False`` once ``/run_tests_batch`` answered 404/405 (SandboxFusion, an older judgebox).
         served: requests this endpoint answered (any HTTP answer).
         last_error: the latest failure seen there (``"POST <url>/run_code: ConnectError: ..."``), or ``""``.
     """
@@ -57,6 +58,7 @@ class Endpoint:
     probing: bool = False
     supports_run_tests: Optional[bool] = None
     supports_sessions: Optional[bool] = None
+    supports_batch: Optional[bool] = None
     served: int = 0
     last_error: str = ""
 
@@ -65,6 +67,7 @@ class Endpoint:
         return {"url": self.url, "healthy": self.healthy, "in_flight": self.in_flight,
                 "failures": self.failures, "served": self.served,
                 "supports_run_tests": self.supports_run_tests, "supports_sessions": self.supports_sessions,
+                "supports_batch": self.supports_batch,
                 "last_error": self.last_error}
 
 
@@ -96,19 +99,21 @@ class EndpointPool:
         self._probes: set[asyncio.Task] = set()
 
     def pick(self, avoid: Iterable[str] = (), need_run_tests: bool = False,
-             need_sessions: bool = False) -> Optional[Endpoint]:
+             need_sessions: bool = False, need_batch: bool = False) -> Optional[Endpoint]:
         """The live endpoint with the fewest requests in flight, or ``None`` if none is live.
 
         Args:
             avoid: URLs that already failed this call; used only if no other endpoint is live.
             need_run_tests: skip endpoints known to lack ``/run_tests``.
             need_sessions: skip endpoints known to lack ``/sessions``.
+            need_batch: skip endpoints known to lack ``/run_tests_batch``.
         """
         self._probe_expired()
         avoid = set(avoid)
         live = [ep for ep in self.endpoints if ep.healthy
                 and not (need_run_tests and ep.supports_run_tests is False)
-                and not (need_sessions and ep.supports_sessions is False)]
+                and not (need_sessions and ep.supports_sessions is False)
+                and not (need_batch and ep.supports_batch is False)]
         fresh = [ep for ep in live if ep.url not in avoid]
         choices = fresh or live
         if not choices:
@@ -125,6 +130,10 @@ class EndpointPool:
     def lack_run_tests(self) -> bool:
         """Whether every endpoint is known to lack ``/run_tests`` (use the ``/run_code`` fallback)."""
         return all(ep.supports_run_tests is False for ep in self.endpoints)
+
+    def lack_batch(self) -> bool:
+        """Whether every endpoint is known to lack ``/run_tests_batch`` (send one ``run_tests`` per item)."""
+        return all(ep.supports_batch is False for ep in self.endpoints)
 
     def lack_sessions(self) -> bool:
         """Whether every endpoint is known to lack ``/sessions`` (plain SandboxFusion servers)."""

@@ -1,7 +1,7 @@
 """The ``ray://`` path of :class:`~judgebox.sandbox.client.client.SandboxClient`: calls go straight to executor actors.
 
 :class:`RaySandbox` has the interface of :class:`~judgebox.sandbox.client.transport.HTTPSandbox` (``run_code``,
-``run_tests``, ``run_jupyter``, ``create_session``, ``session_call``, ``check``, ``aclose``, ``pool``), so the
+``run_tests``, ``run_tests_batch``, ``run_jupyter``, ``create_session``, ``session_call``, ``check``, ``aclose``, ``pool``), so the
 client, ``compute_score``, ``code_reward``, ``code_interpreter`` and the agent loop work unchanged:
 
 - it reads the executors from the pool's registry (:mod:`judgebox.sandbox.ray.pool`) every
@@ -54,7 +54,7 @@ from judgebox.sandbox.ray.cluster import connect, parse_ray_url
 from judgebox.sandbox.ray.names import NAMESPACE, POOL_NAME, executor_of_session
 
 from .settings import ClientSettings
-from .transport import _Retry, backoff, call_budget, retried
+from .transport import BatchResult, _Retry, backoff, call_budget, retried, run_tests_singly
 
 __all__ = ["RaySandbox"]
 
@@ -201,6 +201,12 @@ class RaySandbox:
 
     async def run_jupyter(self, request: RunJupyterRequest) -> RunJupyterResponse:
         return await self.call("run_jupyter", request)
+
+    async def run_tests_batch(self, indexed: list[tuple[int, RunTestsRequest]]) -> list[BatchResult]:
+        """One balanced, retried ``run_tests`` actor call per ``(index, request)``, all at once (a Ray
+        call costs no HTTP round trip, so batches are not packed); an item whose call raised is its
+        :class:`~judgebox.sandbox.models.BatchItemError`."""
+        return await run_tests_singly(self.run_tests, indexed)
 
     async def call(self, method: str, request: BaseModel) -> Any:
         """Run ``method`` on a balanced executor with retries (see the module docstring)."""

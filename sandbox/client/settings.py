@@ -40,6 +40,10 @@ class ClientSettings(BaseSettings):
     failure_threshold: int = Field(3, ge=1, description="consecutive failures that take an endpoint out")
     cooldown: float = Field(10.0, gt=0, description="seconds an endpoint stays out before a ping probe")
     ping_timeout: float = Field(2.0, gt=0, description="seconds a /v1/ping probe may take")
+    batch_max_items: int = Field(64, ge=1, description="requests per POST /run_tests_batch: run_tests_batch "
+                                 "sends larger lists as several batches (keep it <= the server's max_batch_items)")
+    batch_max_bytes: int = Field(16 << 20, ge=1024, description="JSON bytes per POST /run_tests_batch (keep it <= "
+                                 "the server's max_batch_bytes); a request larger alone goes by POST /run_tests")
 
     def urls(self) -> list[str]:
         """``sandbox_url`` split on commas, blanks dropped."""

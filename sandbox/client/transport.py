@@ -8,6 +8,13 @@
   retried once on another endpoint. Retries use tenacity (exponential backoff plus jitter) up to
   ``max_attempts`` and the call's deadline.
 - :func:`run_tests_via_run_code` serves ``/run_tests`` on servers that lack it (a plain SandboxFusion).
+- :meth:`HTTPSandbox.run_tests_batch` sends ``POST /run_tests_batch`` in chunks (``batch_max_items``,
+  ``batch_max_bytes``); the whole chunk's HTTP answer is classified as any call's, then its items
+  that were refused for overload (504) or failed on the server (5xx) are sent again, alone, by the
+  same retry driver (:func:`retried`); an item still without a result at the end is its
+  :class:`~judgebox.sandbox.models.BatchItemError`, never a guessed verdict. An endpoint without the
+  route (404/405: SandboxFusion) is remembered and served by one ``run_tests`` per item
+  (:func:`run_tests_singly`), which itself falls back to ``/run_code`` per case.
 - :func:`request_timeout` derives each request's HTTP timeout from the request's own limits.
 - sessions: ``POST /sessions`` goes through the same balancing and retries (a 404/405 marks the
   endpoint as a plain SandboxFusion); every later call of a session goes to the endpoint that
@@ -39,7 +46,9 @@ from tenacity import (
     wait_random,
 )
 
+from judgebox.sandbox.batch import item_error
 from judgebox.sandbox.errors import (
+    SandboxError,
     SandboxInfraError,
     SandboxOverloaded,
     SandboxRequestError,
@@ -49,6 +58,7 @@ from judgebox.sandbox.errors import (
     SessionsUnsupported,
 )
 from judgebox.sandbox.models import (
+    BatchItemError,
     CommandRunStatus,
     CreateSessionRequest,
     RunCodeRequest,
@@ -56,6 +66,7 @@ from judgebox.sandbox.models import (
     RunJupyterRequest,
     RunJupyterResponse,
     RunStatus,
+    RunTestsBatchResponse,
     RunTestsRequest,
     RunTestsResponse,
     SessionInfo,
@@ -66,7 +77,7 @@ from .endpoints import EndpointPool
 from .settings import ClientSettings
 
 __all__ = ["HTTPSandbox", "backoff", "call_budget", "field_errors", "request_timeout", "retried", "retry_after_seconds",
-           "run_tests_via_run_code"]
+           "run_tests_singly", "run_tests_via_run_code"]
 
 log = logging.getLogger("judgebox.client")
 M = TypeVar("M", bound=BaseModel)
@@ -75,15 +86,25 @@ M = TypeVar("M", bound=BaseModel)
 OVERLOAD_STATUS = (429, 503, 504)
 #: Seconds a session's kernel may take to start (the server's ``KERNEL_STARTUP_TIMEOUT``).
 SESSION_START_S = 60.0
+#: Seconds an item of a batch may wait for a slot (the server's default ``queue_timeout``).
+BATCH_QUEUE_S = 60.0
+
+#: One item's answer in a batch.
+BatchResult = Union[RunTestsResponse, BatchItemError]
 
 
-def request_timeout(request: Union[RunCodeRequest, RunJupyterRequest], margin: float) -> float:
+def request_timeout(request: Union[RunCodeRequest, RunJupyterRequest, Sequence[RunTestsRequest]],
+                    margin: float) -> float:
     """HTTP read timeout in seconds for one request, derived from its own limits.
 
+    ``/run_tests_batch`` (a list of requests): the longest item's ``/run_tests`` timeout +
+    ``BATCH_QUEUE_S`` (its items run at once, each after at most the server's queue wait);
     ``/run_tests``: ``compile_timeout + run_timeout * len(cases) + margin``;
     ``/run_code``: ``compile_timeout + run_timeout + margin``;
     ``/run_jupyter``: ``total_timeout + margin``; ``POST /sessions``: the kernel start (60 s) + margin.
     """
+    if isinstance(request, (list, tuple)):
+        return max(request_timeout(r, margin) for r in request) + BATCH_QUEUE_S
     if isinstance(request, CreateSessionRequest):
         return SESSION_START_S + margin
     if isinstance(request, RunTestsRequest):
@@ -162,6 +183,10 @@ class _NoRunTests(Exception):
     """The chosen endpoint has no ``/run_tests`` (404/405)."""
 
 
+class _NoBatch(Exception):
+    """The chosen endpoint has no ``/run_tests_batch`` (404/405)."""
+
+
 @dataclass
 class _Call:
     path: str
@@ -174,6 +199,38 @@ class _Call:
     attempts: int = 0
     rerouted: bool = False
     served_by: Optional[str] = None  # base URL of the endpoint whose answer was returned
+
+
+@dataclass
+class _BatchCall(_Call):
+    """One chunk of a batch: the items still to answer (``pending``, by the caller's index) and those answered."""
+
+    pending: dict[int, RunTestsRequest] = field(default_factory=dict)
+    done: dict[int, BatchResult] = field(default_factory=dict)
+    last: dict[int, BatchItemError] = field(default_factory=dict)  # an item's latest retryable error
+    sandbox_error: dict[int, RunTestsResponse] = field(default_factory=dict)  # answered SandboxError, rerouted once
+
+
+async def run_tests_singly(run_tests: Callable[[RunTestsRequest], Awaitable[RunTestsResponse]],
+                           indexed: Sequence[tuple[int, RunTestsRequest]]) -> list[BatchResult]:
+    """Serve a batch with one ``run_tests`` call per item, all at once (a server without
+    ``/run_tests_batch``, the ``ray://`` pool, a request too large for a batch).
+
+    Args:
+        run_tests: coroutine running one request (with its own retries); raises ``SandboxError``.
+        indexed: ``(index, request)`` pairs; ``index`` is the item's place in the caller's batch.
+
+    Returns:
+        one item per pair, in order: the response, or the :class:`BatchItemError` (with that
+        ``index``) of the ``SandboxError`` its call raised.
+    """
+    async def one(index: int, request: RunTestsRequest) -> BatchResult:
+        try:
+            return await run_tests(request)
+        except SandboxError as exc:
+            return item_error(index, exc) or BatchItemError(index=index, status_code=500, detail=str(exc))
+
+    return list(await asyncio.gather(*(one(i, r) for i, r in indexed)))
 
 
 def backoff(settings: ClientSettings) -> Any:
@@ -309,6 +366,84 @@ class HTTPSandbox:
                 pass
         return await run_tests_via_run_code(request, self.run_code)
 
+    async def run_tests_batch(self, indexed: Sequence[tuple[int, RunTestsRequest]]) -> list[BatchResult]:
+        """``POST /run_tests_batch`` for ``(index, request)`` pairs, in chunks of ``batch_max_items``
+        and ``batch_max_bytes`` sent at once (see the module docstring); one item per pair, in order,
+        a :class:`BatchItemError` carrying the pair's ``index``. Raises nothing for an item's failure."""
+        chunks, alone, size = [], [], 0
+        for i, request in indexed:
+            n = len(request.model_dump_json()) + 2
+            if n + 16 > self.settings.batch_max_bytes:
+                alone.append((i, request))
+                continue
+            if not chunks or len(chunks[-1]) >= self.settings.batch_max_items \
+                    or size + n + 16 > self.settings.batch_max_bytes:
+                chunks.append([])
+                size = 0
+            chunks[-1].append((i, request))
+            size += n
+        answers = await asyncio.gather(run_tests_singly(self.run_tests, alone), *map(self._chunk, chunks))
+        found = {index: item for part, sent in zip(answers, [alone, *chunks])
+                 for (index, _), item in zip(sent, part)}
+        return [found[i] for i, _ in indexed]
+
+    async def _chunk(self, indexed: list[tuple[int, RunTestsRequest]]) -> list[BatchResult]:
+        if self.pool.lack_batch():
+            return await run_tests_singly(self.run_tests, indexed)
+        timeout, budget = call_budget(self.settings, [r for _, r in indexed])
+        call = _BatchCall("/run_tests_batch", {}, RunTestsBatchResponse, timeout, time.monotonic() + budget,
+                          pending=dict(indexed))
+        try:
+            await retried(self.settings, self._backoff, self._batch_attempt, call, budget, answer_on_give_up=False)
+        except _NoBatch:
+            rest = await run_tests_singly(self.run_tests, list(call.pending.items()))
+            call.done.update(zip(call.pending, rest))
+        except SandboxError as exc:  # gave up (or the batch as a whole was refused): no verdict is guessed
+            for i in call.pending:
+                last = call.last.get(i)
+                call.done[i] = call.sandbox_error.get(i) or (last.model_copy(update={"detail": f"{last.detail} ({exc})"})
+                                                            if last else item_error(i, exc)
+                                                            or BatchItemError(index=i, status_code=500, detail=str(exc)))
+        return [call.done[i] for i, _ in indexed]
+
+    async def _batch_attempt(self, call: _BatchCall) -> None:
+        """Send the items still pending; keep each answer, and raise :class:`_Retry` while some item
+        was refused for overload, failed on the server, or answered ``SandboxError`` (once, when
+        another endpoint is live)."""
+        order = list(call.pending)
+        call.payload = {"requests": [call.pending[i].model_dump(mode="json") for i in order]}
+        answer = await self._attempt(call)
+        where = f"POST {call.served_by}{call.path}"
+        if len(answer.results) != len(order):  # type: ignore[attr-defined]
+            raise _Retry(SandboxServerError, f"{where} answered {len(answer.results)} results for "  # type: ignore
+                         f"{len(order)} requests", endpoint=call.served_by, status_code=200)
+        again: list[BatchItemError] = []
+        reroute = False
+        for i, item in zip(order, answer.results):  # type: ignore[attr-defined]
+            if isinstance(item, BatchItemError):
+                item = item.model_copy(update={"index": i})
+                if item.status_code in OVERLOAD_STATUS or item.status_code >= 500:
+                    call.last[i] = item
+                    again.append(item)
+                    continue
+            elif (item.status == RunStatus.SandboxError and i not in call.sandbox_error
+                  and self.pool.has_other(call.avoid | {call.served_by or ""})):
+                call.sandbox_error[i] = item
+                reroute = True
+                continue
+            call.done[i] = item
+            del call.pending[i]
+        if not call.pending:
+            return
+        if reroute:
+            call.avoid.add(call.served_by or "")
+        busy = [e for e in again if e.status_code in OVERLOAD_STATUS]
+        first = again[0].detail if again else "SandboxError"
+        raise _Retry(SandboxOverloaded if busy else SandboxServerError,
+                     f"{where}: {len(call.pending)} of {len(order)} items not answered ({first})",
+                     endpoint=call.served_by, status_code=busy[0].status_code if busy else 500,
+                     retry_after=max((e.retry_after or 0.0 for e in again), default=0.0), now=reroute and not busy)
+
     async def call(self, path: str, request: BaseModel, response_type: type[M]) -> M:
         timeout, budget = call_budget(self.settings, request)
         call = _Call(path, request.model_dump(mode="json"), response_type, timeout, time.monotonic() + budget)
@@ -317,7 +452,8 @@ class HTTPSandbox:
     async def _attempt(self, call: _Call) -> BaseModel:
         call.attempts += 1
         async with self.slots:
-            need = {"need_run_tests": call.path == "/run_tests", "need_sessions": call.path == "/sessions"}
+            need = {"need_run_tests": call.path == "/run_tests", "need_sessions": call.path == "/sessions",
+                    "need_batch": call.path == "/run_tests_batch"}
             ep = self.pool.pick(call.avoid, **need)
             if ep is None:
                 await self.pool.wait_live(call.deadline)
@@ -372,6 +508,9 @@ class HTTPSandbox:
             if code in (404, 405) and call.path == "/run_tests":
                 ep.supports_run_tests = False
                 raise _NoRunTests(ep.url)
+            if code in (404, 405) and call.path == "/run_tests_batch":
+                ep.supports_batch = False
+                raise _NoBatch(ep.url)
             if code in (404, 405) and call.path == "/sessions":
                 ep.supports_sessions = False
                 if not self.pool.lack_sessions():

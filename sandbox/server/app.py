@@ -1,12 +1,16 @@
 """The HTTP face: a thin FastAPI layer (parse, admit, call the executor, serialise).
 
 Endpoints (SandboxFusion-compatible): ``POST /run_code``, ``POST /run_jupyter``, ``GET /v1/ping``.
-judgebox extensions: ``POST /run_tests``, ``GET /languages``, ``GET /health``, ``GET /metrics`` and
+judgebox extensions: ``POST /run_tests``, ``POST /run_tests_batch`` (many ``/run_tests`` bodies, each
+item admitted, run, counted in the metrics and answered as its own call; :mod:`judgebox.sandbox.batch`),
+``GET /languages``, ``GET /health``, ``GET /metrics`` and
 sessions (:mod:`judgebox.sandbox.sessions.manager`): ``POST /sessions``, ``POST /sessions/{id}/run``,
 ``DELETE /sessions/{id}``, ``GET /sessions``.
 Every execution outcome is HTTP 200; a malformed body is HTTP 422 naming the field; a request that
 cannot get an execution slot in time, or a session over ``max_sessions``, is HTTP 504 with
-``Retry-After``; an unknown session id is HTTP 404 naming it. A request whose client disconnects
+``Retry-After`` (in a batch: that item's ``BatchItemError`` with ``status_code`` 504, the others
+still run; only a batch over ``max_batch_items`` / ``max_batch_bytes`` is refused whole, HTTP 422);
+an unknown session id is HTTP 404 naming it. A request whose client disconnects
 before the answer is cancelled: a queued one never starts, a running one has its processes killed
 at once (so a client that retries after a gateway timeout never doubles the work).
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import math
 import time
 from typing import Any, AsyncIterator, Callable, Optional
@@ -25,6 +30,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
+from judgebox.sandbox.batch import check_batch_bytes, item_error, parse_batch
 from judgebox.sandbox.cancel import Cancel
 from judgebox.sandbox.config import SandboxSettings
 from judgebox.sandbox.errors import Overloaded, SandboxRequestError
@@ -32,11 +38,14 @@ from judgebox.sandbox.executor import Executor
 from judgebox.sandbox.languages import RECIPES, install_hint, toolchain_info, toolchain_version
 from judgebox.sandbox.models import (
     SANDBOX_FUSION_LANGUAGES,
+    BatchItemError,
     CreateSessionRequest,
     RunCodeRequest,
     RunCodeResponse,
     RunJupyterRequest,
     RunJupyterResponse,
+    RunTestsBatchRequest,
+    RunTestsBatchResponse,
     RunTestsRequest,
     RunTestsResponse,
     SessionInfo,
@@ -49,6 +58,8 @@ from judgebox.sandbox.sessions.manager import SessionManager, SessionStartError
 from .admission import Admission
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .metrics import Metrics
+
+log = logging.getLogger("judgebox.server")
 
 
 def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
@@ -76,52 +87,98 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         # JSON (it answered 500): render non-finite numbers as text so the 422 names the field.
         return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
 
-    async def execute(fn: Callable[[Any, Cancel], Any], request: Any, language: str, http: Request) -> Any:
-        cancel = Cancel()
-        started = asyncio.Event()  # set once the request holds a slot and is handed to a worker thread
+    async def execute_all(calls: list[tuple[Callable[[Any, Cancel], Any], Any, str]],
+                          http: Request) -> Optional[list[Any]]:
+        """Run every ``(fn, request, language)`` at once, each in its own admission slot; one result or
+        raised exception per call, in order, or ``None`` when the client disconnected first (then
+        every call not finished is cancelled: a queued one never starts, a running one is killed)."""
+        loop = asyncio.get_running_loop()
+        cancels = [Cancel() for _ in calls]
+        started = [asyncio.Event() for _ in calls]  # set once the call holds a slot and is in a worker thread
 
-        async def work() -> Any:
+        async def work(i: int) -> Any:
+            fn, request, language = calls[i]
             async with admission.slot() as waited:
                 metrics.queue_wait.observe(waited)
                 start = time.monotonic()
-                started.set()
-                result = await loop.run_in_executor(pool, fn, request, cancel)
+                started[i].set()
+                result = await loop.run_in_executor(pool, fn, request, cancels[i])
                 metrics.run_time.labels(language=language).observe(time.monotonic() - start)
                 return result
 
-        loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(work())
+        tasks = [asyncio.ensure_future(work(i)) for i in range(len(calls))]
+        every = asyncio.gather(*tasks, return_exceptions=True)
         gone = asyncio.ensure_future(disconnected(http))
-        await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
-        if not task.done():  # the client went away: nobody will read the answer
-            metrics.cancelled.labels(stage="running" if started.is_set() else "queued").inc()
-            if started.is_set():  # the slot is released only when the worker thread is done
-                await loop.run_in_executor(None, cancel.cancel)
-                with contextlib.suppress(Exception):
-                    await task
-            else:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Overloaded):
-                    await task
-            return Response(status_code=499)
-        gone.cancel()
-        try:
-            result = task.result()
-        except Overloaded as exc:
-            return overloaded(exc)
-        except SandboxRequestError as exc:  # sessions: unknown id (404), busy (409), too large (422)
-            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
-        except SessionStartError as exc:
-            return JSONResponse(status_code=500, content={"detail": str(exc)})
+        await asyncio.wait((every, gone), return_when=asyncio.FIRST_COMPLETED)
+        if every.done():
+            gone.cancel()
+            return every.result()
+        # the client went away: nobody will read the answers
+        running = [i for i, task in enumerate(tasks) if not task.done() and started[i].is_set()]
+        for i, task in enumerate(tasks):  # first, in one step, stop the queued ones from ever starting
+            if not task.done():
+                metrics.cancelled.labels(stage="running" if i in running else "queued").inc()
+                if i not in running:
+                    task.cancel()
+        for i in running:  # a slot is released only when its worker thread is done
+            await loop.run_in_executor(None, cancels[i].cancel)
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await every
+        return None
+
+    def delivered(result: Any, language: str) -> Any:
+        """Count a result that goes back to the client (``judgebox_runs_total``) and return it."""
         status = getattr(result, "status", None)
         if status is not None:
             metrics.runs.labels(language=language, status=status.value).inc()
         return result
 
+    async def execute(fn: Callable[[Any, Cancel], Any], request: Any, language: str, http: Request) -> Any:
+        outcome = await execute_all([(fn, request, language)], http)
+        if outcome is None:
+            return Response(status_code=499)
+        result = outcome[0]
+        if isinstance(result, Overloaded):
+            return overloaded(result)
+        if isinstance(result, SandboxRequestError):  # sessions: unknown id (404), busy (409), too large (422)
+            return JSONResponse(status_code=result.status_code, content={"detail": str(result)})
+        if isinstance(result, SessionStartError):
+            return JSONResponse(status_code=500, content={"detail": str(result)})
+        if isinstance(result, BaseException):
+            raise result
+        return delivered(result, language)
+
     def overloaded(exc: Overloaded) -> JSONResponse:
         metrics.rejections.labels(reason=exc.reason).inc()
         return JSONResponse(status_code=504, content={"detail": str(exc)},
                             headers={"Retry-After": str(int(max(1, exc.retry_after)))})
+
+    @app.post("/run_tests_batch", response_model=RunTestsBatchResponse,
+              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+                  "schema": RunTestsBatchRequest.model_json_schema()}}}})
+    async def run_tests_batch(http: Request):
+        """Many ``/run_tests`` bodies in one call: each item validated, admitted and run as its own
+        ``/run_tests`` would be; the answer keeps their order (see :mod:`judgebox.sandbox.batch`)."""
+        try:
+            size = int(http.headers.get("content-length") or 0)
+            check_batch_bytes(size, settings)  # refused before the body is read
+            items = parse_batch(await http.body(), settings)
+        except SandboxRequestError as exc:
+            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
+        runs = [(i, item) for i, item in enumerate(items) if isinstance(item, RunTestsRequest)]
+        outcome = await execute_all([(executor.run_tests, item, item.language) for _, item in runs], http)
+        if outcome is None:
+            return Response(status_code=499)
+        for (i, item), result in zip(runs, outcome):
+            if isinstance(result, Overloaded):
+                metrics.rejections.labels(reason=result.reason).inc()
+            if isinstance(result, BaseException):
+                log.error("run_tests_batch: requests[%d] failed", i, exc_info=result)
+                items[i] = item_error(i, result) or BatchItemError(
+                    index=i, status_code=500, detail=f"{type(result).__name__}: {result}")
+            else:
+                items[i] = delivered(result, item.language)
+        return RunTestsBatchResponse(results=items)
 
     @app.post("/run_code", response_model=RunCodeResponse)
     async def run_code(request: RunCodeRequest, http: Request):

@@ -254,6 +254,23 @@ def test_run_tests_falls_back_to_run_code_on_plain_sandboxfusion(live_server, ng
     assert len(gw.statuses("/run_code", 4 if stop else 6)) == (4 if stop else 6)
 
 
+def test_run_tests_batch_falls_back_to_one_run_tests_per_item_on_plain_sandboxfusion(live_server, nginx):
+    """No ``/run_tests_batch`` (404): remembered, and each item served as ``run_tests`` is there (one
+    ``/run_code`` per case); the results are the batch's on a judgebox server, in order."""
+    gw = nginx("sandboxfusion", live_server)
+    requests = [TESTS, {**TESTS, "code": "print(", "cases": TESTS["cases"][:1]}, {"code": "x", "language": "nope"}]
+    with SandboxClient(live_server) as direct:
+        expected = direct.run_tests_batch(requests)
+    with SandboxClient(gw.url) as client:
+        got = client.run_tests_batch(requests)
+        again = client.run_tests_batch(requests[:1])
+        assert client.endpoints[0]["supports_batch"] is False
+    assert [_shape(r) for r in got[:2]] == [_shape(r) for r in expected[:2]]
+    assert _shape(again[0]) == _shape(expected[0])
+    assert (got[2].index, got[2].status_code) == (expected[2].index, expected[2].status_code) == (2, 422)
+    assert gw.statuses("/run_tests_batch", 1) == [404]  # remembered: asked once for two batches
+
+
 def test_run_tests_fallback_compile_error_runs_no_case(live_server, nginx):
     """A compile error in the fallback: compile_result failed, every run_result None, status Failed."""
     gw = nginx("sandboxfusion", live_server)

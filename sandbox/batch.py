@@ -1,0 +1,103 @@
+"""Batches of ``/run_tests`` requests (``POST /run_tests_batch``): reading one, and its per-item errors.
+
+Shared by every face that serves or sends batches (the server, the embedded sandbox, the client): a
+batch is ``{"requests": [<RunTestsRequest>, ...]}``; its answer is one item per request, in order,
+each a :class:`~judgebox.sandbox.models.RunTestsResponse` or a
+:class:`~judgebox.sandbox.models.BatchItemError` (``index``, ``status_code``, ``detail``). Only the
+batch's own size is refused as a whole (HTTP 422 naming ``max_batch_items`` or ``max_batch_bytes``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional, Union
+
+from pydantic import ValidationError
+
+from .config import SandboxSettings
+from .errors import (
+    Overloaded,
+    SandboxError,
+    SandboxInfraError,
+    SandboxOverloaded,
+    SandboxRequestError,
+    SandboxServerError,
+    SandboxUnavailable,
+)
+from .models import BatchItemError, RunTestsRequest
+
+__all__ = ["check_batch_bytes", "error_of", "item_error", "parse_batch", "validation_detail"]
+
+
+def check_batch_bytes(size: int, settings: SandboxSettings) -> None:
+    """Raise :class:`SandboxRequestError` (422) when a body of ``size`` bytes exceeds ``max_batch_bytes``."""
+    if size > settings.max_batch_bytes:
+        raise SandboxRequestError(f"batch: {size} bytes exceeds max_batch_bytes={settings.max_batch_bytes} (raise "
+                                  "it with --max-batch-bytes / JUDGEBOX_MAX_BATCH_BYTES, or send fewer requests "
+                                  "per batch)", 422)
+
+
+def parse_batch(body: bytes, settings: SandboxSettings) -> list[Union[RunTestsRequest, BatchItemError]]:
+    """The items of a ``/run_tests_batch`` body: each a valid :class:`RunTestsRequest`, or the
+    :class:`BatchItemError` (422, naming the bad fields) that answers it.
+
+    Raises:
+        SandboxRequestError: (422) the body is over ``max_batch_bytes``, is not JSON of the form
+            ``{"requests": [...]}``, or has more than ``max_batch_items`` requests; the message names
+            the limit and the setting that raises it.
+    """
+    check_batch_bytes(len(body), settings)
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        raise SandboxRequestError(f"body: not JSON ({exc})", 422) from None
+    requests = data.get("requests") if isinstance(data, dict) else None
+    if not isinstance(requests, list):
+        raise SandboxRequestError('body: expected {"requests": [<a /run_tests body>, ...]}', 422)
+    if len(requests) > settings.max_batch_items:
+        raise SandboxRequestError(f"requests: {len(requests)} items exceeds max_batch_items="
+                                  f"{settings.max_batch_items} (raise it with --max-batch-items / "
+                                  "JUDGEBOX_MAX_BATCH_ITEMS, or send fewer requests per batch)", 422)
+    items: list[Union[RunTestsRequest, BatchItemError]] = []
+    for i, raw in enumerate(requests):
+        try:
+            items.append(RunTestsRequest.model_validate(raw))
+        except ValidationError as exc:
+            items.append(BatchItemError(index=i, status_code=422, detail=validation_detail(exc)))
+    return items
+
+
+def validation_detail(exc: ValidationError) -> str:
+    """``loc: msg`` of each error of ``exc``, joined by ``; `` (the input values are left out)."""
+    return "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())) or 'body'}: {e.get('msg')}"
+                     for e in exc.errors(include_input=False, include_url=False))
+
+
+def item_error(index: int, exc: BaseException) -> Optional[BatchItemError]:
+    """The :class:`BatchItemError` that answers item ``index`` which raised ``exc``, or ``None`` when
+    ``exc`` is not a sandbox error (a bug: the caller decides).
+
+    ``Overloaded`` is 504 with its ``retry_after``; ``SandboxRequestError`` keeps its status;
+    ``SandboxInfraError`` keeps the status of the last HTTP answer, else 503 (no answer).
+    """
+    if isinstance(exc, Overloaded):
+        return BatchItemError(index=index, status_code=504, detail=str(exc), retry_after=max(1.0, exc.retry_after))
+    if isinstance(exc, SandboxRequestError):
+        return BatchItemError(index=index, status_code=exc.status_code, detail=str(exc))
+    if isinstance(exc, SandboxInfraError):
+        code = exc.status_code if exc.status_code and exc.status_code >= 500 else (
+            504 if isinstance(exc, SandboxOverloaded) else 503)
+        return BatchItemError(index=index, status_code=code, detail=str(exc))
+    return None
+
+
+def error_of(item: BatchItemError) -> SandboxError:
+    """The exception the single ``run_tests`` call would have raised for ``item``:
+    :class:`SandboxRequestError` for a 4xx other than 429, :class:`SandboxOverloaded` for 429/504,
+    :class:`SandboxUnavailable` for 502/503, else :class:`SandboxServerError`."""
+    message = f"requests[{item.index}]: HTTP {item.status_code}: {item.detail}"
+    if 400 <= item.status_code < 500 and item.status_code != 429:
+        return SandboxRequestError(message, item.status_code)
+    kind = {429: SandboxOverloaded, 504: SandboxOverloaded, 502: SandboxUnavailable,
+            503: SandboxUnavailable}.get(item.status_code, SandboxServerError)
+    return kind(message, status_code=item.status_code)
