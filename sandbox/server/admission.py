@@ -46,7 +46,9 @@ class Admission:
         Raises:
             Overloaded: the queue is full on arrival, or no slot freed within ``queue_timeout``.
         """
-        if self.waiting >= self.max_queue and self._sem.locked():
+        # counted, not read from the semaphore: requests that arrive in one loop tick have not
+        # taken their slots yet when the next one looks (``wait_for`` acquires in its own task)
+        if self.waiting + self.running >= self.max_concurrency + self.max_queue:
             raise Overloaded(f"queue full ({self.waiting} waiting, max_queue={self.max_queue})",
                              "queue_full", retry_after=1.0)
         start = time.monotonic()

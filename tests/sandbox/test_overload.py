@@ -182,3 +182,26 @@ def test_never_more_programs_at_once_than_max_concurrency(live_server_factory):
         running += delta
         peak = max(peak, running)
     assert peak == 2
+
+
+async def test_requests_arriving_in_one_loop_tick_never_queue_past_max_queue():
+    """A burst that reaches the admission in one event-loop tick: the first request takes the slot,
+    ``max_queue`` wait, the rest are refused at once (the queue check counts requests, it does not
+    read the semaphore, which the waiting tasks have not taken yet)."""
+    from judgebox.sandbox.errors import Overloaded
+    from judgebox.sandbox.server.admission import Admission
+
+    admission, release = Admission(max_concurrency=1, max_queue=1, queue_timeout=30), asyncio.Event()
+
+    async def request():
+        async with admission.slot():
+            await release.wait()
+        return "ran"
+
+    tasks = [asyncio.ensure_future(request()) for _ in range(4)]
+    await asyncio.sleep(0)  # every request has looked at the queue; none has finished
+    while admission.running == 0:
+        await asyncio.sleep(0)
+    release.set()
+    outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+    assert [o if isinstance(o, str) else o.reason for o in outcomes] == ["ran", "ran", "queue_full", "queue_full"]
