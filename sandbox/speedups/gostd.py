@@ -5,7 +5,7 @@ into ``GOCACHE`` the first time it is used (about 10 s of CPU for ``fmt`` and wh
 for all of ``std``, measured here with Go 1.23). Runs read the shared cache
 (:func:`judgebox.sandbox.executor.shared_go_cache`) but never write it, so a cold cache would make
 every Go compile build the standard library again in a private folder. :class:`GoStd` runs
-``go build std`` once per toolchain as the server's own user, niced, with the runs' Go environment
+``go build std`` once per toolchain as the server's own user, in the background (``SCHED_IDLE``), with the runs' Go environment
 (the same ``GOCACHE``, ``GO111MODULE=off``, ``PATH``), and leaves a stamp named after the toolchain's
 identity; a cache that is already warm costs one ``stat``. It is only a speed-up: a compile during
 or without it gives the same program.
@@ -26,6 +26,8 @@ import subprocess
 import threading
 import time
 from typing import Mapping, Optional
+
+from .prebuilt import background
 
 log = logging.getLogger("judgebox.prebuilt")
 
@@ -72,13 +74,13 @@ class GoStd:
 
     def warm(self) -> bool:
         """Whether the standard library is in the cache: ``go build std`` when the stamp is missing
-        (blocking; niced). A failed build is logged and returns ``False`` (compiles still work)."""
+        (blocking; in the background, :func:`~judgebox.sandbox.speedups.prebuilt.background`). A failed build is logged and returns ``False`` (compiles still work)."""
         if os.path.isfile(self.stamp):
             return True
         fresh_trim(self.cache)
         try:
             done = subprocess.run([self.go, "build", "std"], env=self.env, cwd=self.cache, capture_output=True,
-                                  text=True, timeout=WARM_TIMEOUT_S, preexec_fn=lambda: os.nice(10))
+                                  text=True, timeout=WARM_TIMEOUT_S, preexec_fn=background)
         except (OSError, subprocess.TimeoutExpired) as exc:
             log.warning("compiling Go's standard library into %s failed: %s", self.cache, exc)
             return False

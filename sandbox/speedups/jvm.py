@@ -16,7 +16,7 @@ import tempfile
 from typing import Optional, Sequence
 
 from .compile_cache import toolchain_id
-from .prebuilt import Plan, Prebuilt
+from .prebuilt import Plan, Prebuilt, background
 
 #: The archive's file name in its folder.
 ARCHIVE = "javac.jsa"
@@ -75,7 +75,7 @@ def _plan(key: tuple[str, ...]) -> Optional[Plan]:
             out = subprocess.run([javac, *jflags, f"-J-XX:ArchiveClassesAtExit={os.path.join(folder, ARCHIVE)}",
                                   "-encoding", "UTF-8", "-d", work, os.path.join(work, "Main.java")],
                                  capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
-                                 preexec_fn=lambda: os.nice(10))
+                                 preexec_fn=background)
         if out.returncode != 0 or not os.path.isfile(os.path.join(folder, ARCHIVE)):
             raise RuntimeError(f"javac training exited {out.returncode}: {(out.stdout + out.stderr)[-2000:]}")
 

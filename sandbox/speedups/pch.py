@@ -30,7 +30,7 @@ import subprocess
 from typing import NamedTuple, Optional, Sequence
 
 from .compile_cache import toolchain_id
-from .prebuilt import Plan, Prebuilt
+from .prebuilt import Plan, Prebuilt, background
 
 #: The header that is precompiled (as written in ``#include <...>``).
 HEADER = "bits/stdc++.h"
@@ -136,7 +136,7 @@ def _plan(key: PchKey) -> Optional[Plan]:
             os.makedirs(os.path.join(folder, "bits"), mode=0o755)
         out = subprocess.run([compiler, *flags, "-x", "c++-header", source, "-o", os.path.join(folder, product)],
                              capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL,
-                             preexec_fn=lambda: os.nice(10))
+                             preexec_fn=background)
         if out.returncode != 0:
             raise RuntimeError(f"g++ exited {out.returncode}: {out.stderr[-2000:]}")
 

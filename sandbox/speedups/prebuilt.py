@@ -25,6 +25,15 @@ from typing import Callable, Hashable, Optional
 log = logging.getLogger("judgebox.prebuilt")
 
 
+def background() -> None:
+    """``preexec_fn`` of an artifact build: run only on CPU the runs leave idle (``SCHED_IDLE``, else
+    ``nice 19``), so a fresh server's first requests do not share their cores with the builds."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(19)
+
+
 @dataclass(frozen=True)
 class Plan:
     """How to make one artifact.
@@ -44,8 +53,8 @@ class Plan:
 
 
 class Prebuilt:
-    """One kind of artifact, any number of variants (thread-safe; builds run one at a time, niced by
-    the plan).
+    """One kind of artifact, any number of variants (thread-safe; builds run one at a time, in the
+    background: :func:`background`).
 
     Args:
         root: folder of the artifacts (made 0755).
