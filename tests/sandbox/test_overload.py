@@ -188,7 +188,6 @@ async def test_requests_arriving_in_one_loop_tick_never_queue_past_max_queue():
     """A burst that reaches the admission in one event-loop tick: the first request takes the slot,
     ``max_queue`` wait, the rest are refused at once (the queue check counts requests, it does not
     read the semaphore, which the waiting tasks have not taken yet)."""
-    from judgebox.sandbox.errors import Overloaded
     from judgebox.sandbox.server.admission import Admission
 
     admission, release = Admission(max_concurrency=1, max_queue=1, queue_timeout=30), asyncio.Event()
