@@ -12,7 +12,8 @@ Run: ``python tests/bench/bench_grpo.py [--completions 256] [--workers 64] [--te
   gateway on a free loopback port (images from ``scripts/docker-setup.sh``), scores against the gateway
   and takes it down.
 - ``--verl-sandboxfusion URL``: the anchor: verl's own ``verl.utils.reward_score.sandbox_fusion.compute_score``
-  against a SandboxFusion server at ``URL`` (``../shared/bench/start_sandboxfusion.sh``), same batch,
+  against a SandboxFusion server, ``URL`` its ``/run_code`` endpoint as verl's ``sandbox_fusion_url``
+  takes it (``http://127.0.0.1:8080/run_code``; ``../shared/bench/start_sandboxfusion.sh``), same batch,
   same threads (stdio tests only).
 - ``--batch``: judgebox's ``compute_score_batch``, the whole batch in one call.
 
@@ -70,7 +71,7 @@ def main() -> int:
     ap.add_argument("--tests", choices=("stdio", "asserts"), default="stdio", help="the problems' tests")
     ap.add_argument("--batch", action="store_true", help="one compute_score_batch call (BatchRewardManager)")
     ap.add_argument("--verl-sandboxfusion", default=None, metavar="URL",
-                    help="score with verl's own sandbox_fusion.compute_score against SandboxFusion at URL")
+                    help="score with verl's own sandbox_fusion.compute_score against SandboxFusion (URL: its /run_code)")
     args = ap.parse_args()
     if args.verl_sandboxfusion and args.tests != "stdio":
         ap.error("--verl-sandboxfusion: verl's SandboxFusion reward takes stdio tests only (--tests stdio)")
