@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional
 
 import httpx
 import pytest
@@ -121,16 +121,18 @@ class RayFleet:
         self.pool.wait(RAY_WORKERS + 1)
 
     @contextlib.contextmanager
-    def pool_with(self, **settings: Any) -> Iterator[Any]:
-        """The pool stopped and started again with executors of these
-        :class:`~judgebox.sandbox.config.SandboxSettings` fields (one per node, as always) for the
-        ``with`` block; then the default pool again. Yields the :class:`~judgebox.sandbox.ray.Pool`."""
+    def pool_with(self, *, executors: Optional[int] = None, resource: Optional[str] = None,
+                  **settings: Any) -> Iterator[Any]:
+        """The pool stopped and started again for the ``with`` block with executors of these
+        :class:`~judgebox.sandbox.config.SandboxSettings` fields, only on nodes advertising
+        ``resource`` when it is given; then the default pool again. Waits for ``executors`` live
+        executors (default: one per node). Yields the :class:`~judgebox.sandbox.ray.Pool`."""
         from judgebox.sandbox.ray import Pool
 
         self.pool.down()
         try:
-            self.pool = Pool.up(config=pool_config(settings=settings))
-            self.pool.wait(len(self.node_ids()), timeout=300)
+            self.pool = Pool.up(config=pool_config(settings=settings, resource=resource))
+            self.pool.wait(len(self.node_ids()) if executors is None else executors, timeout=300)
             yield self.pool
         finally:
             self.pool.down()
