@@ -16,6 +16,10 @@ Routing design (no router on the call path):
 
 Executors are restarted by Ray (``max_restarts=-1``) when their process dies; one whose node is gone
 is dead for good and is replaced only when a node joins.
+
+After each pass the registry sets the pool's Ray metrics (:mod:`judgebox.sandbox.ray.metrics`):
+executors per node, restarts per executor (Ray's actor table, read at most every
+:data:`RESTARTS_EVERY_S` seconds), pending executors, retries and drops.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from judgebox.sandbox.errors import SandboxUnavailable
 
 from .cluster import connect
 from .executor import SandboxExecutor, node_report
+from .metrics import PoolMetrics
 from .names import EXECUTOR_PREFIX, NAMESPACE, POOL_NAME, executor_name
 
 __all__ = ["Pool", "PoolConfig", "Registry"]
@@ -38,6 +43,8 @@ log = logging.getLogger("judgebox.ray")
 
 #: Calls of the executor beyond its slots and queue (figures, session closes).
 CONTROL_CALLS = 16
+#: Seconds between two reads of Ray's actor table for the restart metrics (``stats()`` always reads it).
+RESTARTS_EVERY_S = 10.0
 
 
 @dataclass
@@ -92,6 +99,8 @@ class Registry:
         self.dropped = 0
         self._task: Optional[asyncio.Task] = None
         self._spare = 0
+        self.metrics = PoolMetrics()
+        self._restarts_read: tuple[float, dict[str, int]] = (0.0, {})
 
     def _actor_class(self):
         return self.ray.remote(SandboxExecutor)
@@ -123,6 +132,7 @@ class Registry:
                 self.ray.kill(ex["handle"], no_restart=True)
                 del self.executors[name]
                 self.dropped += 1
+                self.metrics.dropped.inc()
                 log.warning("executor %s dropped: its node %s left the cluster", name, ex["node_id"])
         served = {ex["node_id"] for ex in self.executors.values()}
         for node_id, node in alive.items():
@@ -144,6 +154,7 @@ class Registry:
             self._spare += 1
             self._start(f"{EXECUTOR_PREFIX}-spare-{self._spare}", self.config.cpus_per_executor or 1, None)
         await self._refresh()
+        self.metrics.publish(await self._figures(fresh=False))
 
     async def _refresh(self) -> None:
         names = list(self.executors)
@@ -197,21 +208,30 @@ class Registry:
     async def note_retry(self, n: int = 1) -> None:
         """Count ``n`` runs a client retried on another executor after theirs died."""
         self.retries += n
+        self.metrics.retries.inc(n)
 
     async def stats(self) -> dict[str, Any]:
         """The pool's figures: ``executors`` (one dict per executor: name, node_id, pinned, live,
-        error, restarts, and its own figures: slots, running, waiting, sessions, runs, failures,
+        error, restarts, worker_id, and its own figures: slots, running, waiting, sessions, runs, failures,
         rejected, by_status), ``nodes`` (executors per node id), ``retries`` (runs clients retried
         elsewhere), ``dropped`` (executors whose node left), ``pending`` (executors not yet placed),
         and totals ``slots``, ``running``, ``waiting``, ``runs``, ``failures``."""
         await self.start()
         await self._refresh()
-        restarts = await asyncio.get_running_loop().run_in_executor(None, self._restarts)
+        return await self._figures(fresh=True)
+
+    async def _figures(self, fresh: bool) -> dict[str, Any]:
+        """:meth:`stats` from the figures the last pass read (the restarts read again when ``fresh``
+        or older than :data:`RESTARTS_EVERY_S`)."""
+        read_at, restarts = self._restarts_read
+        if fresh or time.monotonic() - read_at > RESTARTS_EVERY_S:
+            restarts = await asyncio.get_running_loop().run_in_executor(None, self._restarts)
+            self._restarts_read = (time.monotonic(), restarts)
         rows = []
         for name, ex in sorted(self.executors.items()):
             s = ex["stats"] or {}
             rows.append({"name": name, "node_id": ex["node_id"], "pinned": ex["pinned"], "live": bool(s),
-                         "error": ex["error"], "restarts": restarts.get(name, 0),
+                         "error": ex["error"], "restarts": restarts.get(name, 0), "worker_id": s.get("worker_id", ""),
                          **{k: s.get(k, 0) for k in ("slots", "running", "waiting", "sessions", "runs",
                                                      "failures", "rejected")},
                          "by_status": s.get("by_status", {})})
