@@ -8,6 +8,8 @@
 #               dependencies install from it with no index (offline); otherwise from PyPI.
 #   RUNTIME_WHEELS  a folder in the build context with the wheels and an npm cache of the program
 #               runtime's packages (offline); empty: they install from PyPI and npm.
+#   EXTRAS      judgebox extras to install too: `ray` for the KubeRay image (configs/k8s/raycluster.yaml,
+#               tagged judgebox-executor:ray); empty by default.
 ARG BASE_IMAGE=python:3.11-slim-bookworm
 FROM ${BASE_IMAGE}
 
@@ -17,7 +19,7 @@ RUN echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/so
  && apt-get update \
  && apt-get install -y --no-install-recommends -t bookworm-backports golang-go \
  && apt-get install -y --no-install-recommends \
-      bash ca-certificates procps iproute2 g++ libc6-dev default-jdk-headless nodejs npm rustc \
+      bash ca-certificates procps iproute2 wget g++ libc6-dev default-jdk-headless nodejs npm rustc \
       golang-github-stretchr-testify-dev junit4 libhamcrest-java libjavatuples-java \
       ruby php-cli perl libtest-deep-perl libdata-compare-perl lua5.4 lua-unit r-base-core racket gdc iverilog \
       scala kotlin junit5 libgtest-dev sqlite3 \
@@ -46,6 +48,7 @@ build_runtime(PROFILES['default'])" \
  && cd / && rm -rf /tmp/runtime /tmp/runtime-wheels /root/.npm /root/.cache
 
 ARG WHEELHOUSE=docker/wheelhouse
+ARG EXTRAS=
 COPY ${WHEELHOUSE}/ /tmp/wheels/
 COPY docker/requirements-image.txt /tmp/src/docker/requirements-image.txt
 COPY pyproject.toml setup.py README.md /tmp/src/
@@ -59,9 +62,9 @@ COPY configs /tmp/src/configs
 RUN python3 -m venv /opt/judgebox \
  && if ls /tmp/wheels/judgebox-*.whl >/dev/null 2>&1; then \
       /opt/judgebox/bin/pip install --no-cache-dir --no-index --find-links=/tmp/wheels \
-        judgebox -r /tmp/src/docker/requirements-image.txt; \
+        "judgebox${EXTRAS:+[$EXTRAS]}" -r /tmp/src/docker/requirements-image.txt; \
     else \
-      /opt/judgebox/bin/pip install --no-cache-dir /tmp/src -r /tmp/src/docker/requirements-image.txt; \
+      /opt/judgebox/bin/pip install --no-cache-dir "/tmp/src${EXTRAS:+[$EXTRAS]}" -r /tmp/src/docker/requirements-image.txt; \
     fi \
  && rm -rf /tmp/wheels /tmp/src \
  && /opt/judgebox/bin/python -c "import numpy, pytest, judgebox.sandbox.server"

@@ -225,14 +225,17 @@ def _ray_up(args: argparse.Namespace) -> int:
     from judgebox.sandbox.ray.pool import check_nodes
 
     settings = {"isolation": args.isolation} if args.isolation else {}
+    try:  # bad flags are refused before any cluster is reached
+        config = PoolConfig(cpus_per_executor=args.cpus_per_executor, per_node=args.per_node,
+                            min_executors=args.min_executors, settings=settings, resource=args.resource)
+    except ValueError as exc:
+        raise UsageError(f"judgebox ray up: {exc}") from None
     ray = _ray_call(connect, _ray_address(args.address))
     languages = [k.strip() for k in args.languages.split(",") if k.strip()]
     try:
-        reports = check_nodes(ray, settings, languages)
+        reports = check_nodes(ray, settings, languages, args.resource)
     except RuntimeError as exc:
         raise UsageError(str(exc)) from None
-    config = PoolConfig(cpus_per_executor=args.cpus_per_executor, per_node=args.per_node,
-                        min_executors=args.min_executors, settings=settings)
     pool = Pool.up(None, config)
     try:
         pool.wait(1, timeout=args.wait)
@@ -728,6 +731,9 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--min-executors", type=int, default=0, metavar="N",
                     help="executors wanted in all; those the nodes cannot hold wait as pending demand for "
                          "Ray's autoscaler (default 0)")
+    up.add_argument("--resource", metavar="NAME",
+                    help="a Ray custom resource: executors only on the nodes that advertise it, one unit each "
+                         "(e.g. judgebox_executor; default: every node)")
     up.add_argument("--isolation", choices=get_args(SandboxSettings.model_fields["isolation"].annotation),
                     help="full (the default: root and CAP_SYS_ADMIN on every node, or refuse) or minimal")
     up.add_argument("--languages", default="python",

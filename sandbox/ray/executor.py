@@ -10,7 +10,9 @@ visible here (and can time out) instead of waiting unseen in Ray's queue.
 Every method answers a :class:`Reply` rather than raising, so what crosses Ray is plain data: ``ok``
 with the response model, or an error kind the client turns into the same exception an HTTP answer
 would give (``overloaded`` = HTTP 504, ``not_found`` = 404, ``request`` = other 4xx, ``server`` = 500).
-Each reply carries the executor's load (running, waiting) for the clients' balancing.
+Each reply carries the executor's load (running, waiting) for the clients' balancing. The same figures
+are Ray metrics (:mod:`judgebox.sandbox.ray.metrics`): the gauges are set when a run takes or leaves
+its slot and at each of the registry's passes (:meth:`SandboxExecutor.stats`), the counters per answer.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from judgebox.sandbox.errors import Overloaded, SandboxRequestError
 from judgebox.sandbox.local import LocalSandbox
 from judgebox.sandbox.server.admission import Admission
 from judgebox.sandbox.sessions.manager import SessionStartError
+
+from .metrics import ExecutorMetrics
 
 __all__ = ["Reply", "SandboxExecutor"]
 
@@ -80,7 +84,16 @@ class SandboxExecutor:
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=s.max_concurrency,
                                                           thread_name_prefix="judgebox-run")
         self.counters = Counters()
+        import ray
+
+        self.metrics = ExecutorMetrics(name, ray.get_runtime_context().get_node_id())
         self.sandbox.executor.warm_up()
+        self._publish()
+
+    def _publish(self) -> None:
+        a = self.admission
+        self.metrics.load(slots=a.max_concurrency, running=a.running, queued=a.waiting,
+                          sessions=self.sandbox.sessions.live)
 
     def _reply(self, kind: str, **kw: Any) -> Reply:
         return Reply(kind, running=self.admission.running, waiting=self.admission.waiting, **kw)
@@ -92,6 +105,7 @@ class SandboxExecutor:
         loop = asyncio.get_running_loop()
         try:
             async with self.admission.slot():
+                self._publish()
                 future = loop.run_in_executor(self.pool, fn, request, cancel)
                 try:
                     result = await asyncio.shield(future)
@@ -102,6 +116,7 @@ class SandboxExecutor:
                     raise
         except Overloaded as exc:
             self.counters.rejected += 1
+            self.metrics.refused()
             return self._reply("overloaded", message=f"{self.name}: {exc}", status_code=504,
                                retry_after=exc.retry_after)
         except SandboxRequestError as exc:
@@ -109,11 +124,15 @@ class SandboxExecutor:
             return self._reply(kind, message=f"{self.name}: {exc}", status_code=exc.status_code)
         except SessionStartError as exc:
             self.counters.failures += 1
+            self.metrics.failed()
             return self._reply("server", message=f"{self.name}: {exc}", status_code=500)
+        finally:
+            self._publish()  # the slot (or the queue place) is left
         self.counters.runs += 1
         status = getattr(getattr(result, "status", None), "value", None)
         if status is not None:
             self.counters.by_status[status] = self.counters.by_status.get(status, 0) + 1
+        self.metrics.ran(status or "")
         return self._reply("ok", value=result)
 
     # runs ----------------------------------------------------------------------------------------
@@ -138,6 +157,7 @@ class SandboxExecutor:
         sessions = self.sandbox.sessions
         if sessions.live >= sessions.max_sessions:
             self.counters.rejected += 1
+            self.metrics.refused()
             return self._reply("overloaded", message=f"{self.name}: {sessions.live} live sessions "
                                f"(max_sessions={sessions.max_sessions})", status_code=504, retry_after=5.0)
         return await self._execute(lambda r, _cancel: sessions.create(r), request)
@@ -169,13 +189,17 @@ class SandboxExecutor:
 
     # operations ----------------------------------------------------------------------------------
     async def stats(self) -> dict[str, Any]:
-        """This executor's figures: name, node_id, pid, slots (``max_concurrency``), running, waiting,
+        """This executor's figures: name, node_id, pid, worker_id (Ray's id of its process: the
+        ``WorkerId`` label of its Ray metrics), slots (``max_concurrency``), running, waiting,
         sessions, runs, failures (runs the sandbox could not serve), rejected (overload answers),
         by_status (runs per ``RunStatus``), isolation."""
         import ray
 
+        self._publish()  # the registry asks every pass: the gauges stay fresh while nothing runs
         c = self.counters
-        return {"name": self.name, "node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid(),
+        context = ray.get_runtime_context()
+        return {"name": self.name, "node_id": context.get_node_id(), "pid": os.getpid(),
+                "worker_id": context.get_worker_id(),
                 "slots": self.admission.max_concurrency, "running": self.admission.running,
                 "waiting": self.admission.waiting, "sessions": self.sandbox.sessions.live, "runs": c.runs,
                 "failures": c.failures, "rejected": c.rejected, "by_status": dict(c.by_status),

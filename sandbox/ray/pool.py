@@ -16,6 +16,10 @@ Routing design (no router on the call path):
 
 Executors are restarted by Ray (``max_restarts=-1``) when their process dies; one whose node is gone
 is dead for good and is replaced only when a node joins.
+
+After each pass the registry sets the pool's Ray metrics (:mod:`judgebox.sandbox.ray.metrics`):
+executors per node, restarts per executor (Ray's actor table, read at most every
+:data:`RESTARTS_EVERY_S` seconds), pending executors, retries and drops.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from judgebox.sandbox.errors import SandboxUnavailable
 
 from .cluster import connect
 from .executor import SandboxExecutor, node_report
+from .metrics import PoolMetrics
 from .names import EXECUTOR_PREFIX, NAMESPACE, POOL_NAME, executor_name
 
 __all__ = ["Pool", "PoolConfig", "Registry"]
@@ -38,6 +43,8 @@ log = logging.getLogger("judgebox.ray")
 
 #: Calls of the executor beyond its slots and queue (figures, session closes).
 CONTROL_CALLS = 16
+#: Seconds between two reads of Ray's actor table for the restart metrics (``stats()`` always reads it).
+RESTARTS_EVERY_S = 10.0
 
 
 @dataclass
@@ -52,6 +59,13 @@ class PoolConfig:
         settings: :class:`~judgebox.sandbox.config.SandboxSettings` fields for every executor
             (``isolation`` among them; ``max_concurrency`` is set from the CPUs).
         reconcile_s: seconds between two passes of the registry over the nodes.
+        resource: a Ray custom resource (``None``: none): executors start only on nodes that
+            advertise it (``ray start --resources '{"judgebox_executor": 1}'``, a KubeRay worker
+            group's ``rayStartParams.resources``) and each reserves one unit of it, so the pool leaves
+            a trainer's own nodes (and their CPUs) to the trainer. Spare executors ask for it too.
+
+    Raises:
+        ValueError: a field out of range (its name and the fix in the message).
     """
 
     cpus_per_executor: Optional[int] = None
@@ -59,6 +73,18 @@ class PoolConfig:
     min_executors: int = 0
     settings: Optional[dict[str, Any]] = None
     reconcile_s: float = 1.0
+    resource: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if self.cpus_per_executor is not None and self.cpus_per_executor < 1:
+            raise ValueError(f"cpus_per_executor={self.cpus_per_executor}: give at least 1, or None for all of "
+                             "a node's CPUs")
+        if self.per_node < 1 or self.min_executors < 0 or self.reconcile_s <= 0:
+            raise ValueError(f"per_node={self.per_node}, min_executors={self.min_executors}, reconcile_s="
+                             f"{self.reconcile_s}: per_node must be >= 1, min_executors >= 0, reconcile_s > 0")
+        if self.resource is not None and (not self.resource or self.resource in ("CPU", "GPU", "memory")):
+            raise ValueError(f"resource={self.resource!r}: name a custom resource the sandbox nodes advertise "
+                             "(e.g. judgebox_executor), or None")
 
 
 class Registry:
@@ -73,6 +99,8 @@ class Registry:
         self.dropped = 0
         self._task: Optional[asyncio.Task] = None
         self._spare = 0
+        self.metrics = PoolMetrics()
+        self._restarts_read: tuple[float, dict[str, int]] = (0.0, {})
 
     def _actor_class(self):
         return self.ray.remote(SandboxExecutor)
@@ -86,6 +114,7 @@ class Registry:
         handle = self._actor_class().options(
             name=name, namespace=NAMESPACE, lifetime="detached", get_if_exists=True, num_cpus=cpus,
             max_restarts=-1, max_task_retries=0, max_concurrency=cpus + queue + CONTROL_CALLS,
+            resources={self.config.resource: 1} if self.config.resource else None,
             scheduling_strategy=strategy).remote(name, settings)
         self.executors[name] = {"handle": handle, "node_id": node_id, "pinned": node_id is not None,
                                 "stats": None, "error": "", "since": time.time()}
@@ -103,12 +132,16 @@ class Registry:
                 self.ray.kill(ex["handle"], no_restart=True)
                 del self.executors[name]
                 self.dropped += 1
+                self.metrics.dropped.inc()
                 log.warning("executor %s dropped: its node %s left the cluster", name, ex["node_id"])
         served = {ex["node_id"] for ex in self.executors.values()}
         for node_id, node in alive.items():
-            cpus = self.config.cpus_per_executor or int(node.get("Resources", {}).get("CPU", 0))
-            if cpus < 1 or node.get("Resources", {}).get("CPU", 0) < cpus:
+            resources = node.get("Resources", {})
+            cpus = self.config.cpus_per_executor or int(resources.get("CPU", 0))
+            if cpus < 1 or resources.get("CPU", 0) < cpus:
                 continue
+            if self.config.resource and resources.get(self.config.resource, 0) < self.config.per_node:
+                continue  # not a sandbox node: its CPUs are the trainer's
             if node_id in served and not any(ex["pinned"] and ex["node_id"] == node_id
                                              for ex in self.executors.values()):
                 continue  # a spare executor landed there: it serves the node
@@ -121,6 +154,7 @@ class Registry:
             self._spare += 1
             self._start(f"{EXECUTOR_PREFIX}-spare-{self._spare}", self.config.cpus_per_executor or 1, None)
         await self._refresh()
+        self.metrics.publish(await self._figures(fresh=False))
 
     async def _refresh(self) -> None:
         names = list(self.executors)
@@ -174,21 +208,30 @@ class Registry:
     async def note_retry(self, n: int = 1) -> None:
         """Count ``n`` runs a client retried on another executor after theirs died."""
         self.retries += n
+        self.metrics.retries.inc(n)
 
     async def stats(self) -> dict[str, Any]:
         """The pool's figures: ``executors`` (one dict per executor: name, node_id, pinned, live,
-        error, restarts, and its own figures: slots, running, waiting, sessions, runs, failures,
+        error, restarts, worker_id, and its own figures: slots, running, waiting, sessions, runs, failures,
         rejected, by_status), ``nodes`` (executors per node id), ``retries`` (runs clients retried
         elsewhere), ``dropped`` (executors whose node left), ``pending`` (executors not yet placed),
         and totals ``slots``, ``running``, ``waiting``, ``runs``, ``failures``."""
         await self.start()
         await self._refresh()
-        restarts = await asyncio.get_running_loop().run_in_executor(None, self._restarts)
+        return await self._figures(fresh=True)
+
+    async def _figures(self, fresh: bool) -> dict[str, Any]:
+        """:meth:`stats` from the figures the last pass read (the restarts read again when ``fresh``
+        or older than :data:`RESTARTS_EVERY_S`)."""
+        read_at, restarts = self._restarts_read
+        if fresh or time.monotonic() - read_at > RESTARTS_EVERY_S:
+            restarts = await asyncio.get_running_loop().run_in_executor(None, self._restarts)
+            self._restarts_read = (time.monotonic(), restarts)
         rows = []
         for name, ex in sorted(self.executors.items()):
             s = ex["stats"] or {}
             rows.append({"name": name, "node_id": ex["node_id"], "pinned": ex["pinned"], "live": bool(s),
-                         "error": ex["error"], "restarts": restarts.get(name, 0),
+                         "error": ex["error"], "restarts": restarts.get(name, 0), "worker_id": s.get("worker_id", ""),
                          **{k: s.get(k, 0) for k in ("slots", "running", "waiting", "sessions", "runs",
                                                      "failures", "rejected")},
                          "by_status": s.get("by_status", {})})
@@ -306,14 +349,16 @@ class Pool:
         self.ray.kill(self.registry, no_restart=True)
         return n
 
-    def check_nodes(self, settings: Optional[dict[str, Any]] = None, languages: Optional[list[str]] = None) -> dict:
+    def check_nodes(self, settings: Optional[dict[str, Any]] = None, languages: Optional[list[str]] = None,
+                    resource: Optional[str] = None) -> dict:
         """Run :func:`~judgebox.sandbox.ray.executor.node_report` on every live node (see :func:`check_nodes`)."""
-        return check_nodes(self.ray, settings, languages)
+        return check_nodes(self.ray, settings, languages, resource)
 
 
-def check_nodes(ray: Any, settings: Optional[dict[str, Any]] = None,
-                languages: Optional[list[str]] = None) -> dict[str, dict[str, Any]]:
-    """What every live node can serve, node id → :func:`~judgebox.sandbox.ray.executor.node_report`.
+def check_nodes(ray: Any, settings: Optional[dict[str, Any]] = None, languages: Optional[list[str]] = None,
+                resource: Optional[str] = None) -> dict[str, dict[str, Any]]:
+    """What every live node can serve, node id → :func:`~judgebox.sandbox.ray.executor.node_report`;
+    with ``resource``, only the nodes that advertise that custom resource (the pool's sandbox nodes).
 
     Raises:
         RuntimeError: a node cannot apply the isolation asked for, lacks the program runtime, or lacks
@@ -322,7 +367,7 @@ def check_nodes(ray: Any, settings: Optional[dict[str, Any]] = None,
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     probe = ray.remote(num_cpus=0)(node_report)
-    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    nodes = [n for n in ray.nodes() if n.get("Alive") and (not resource or n.get("Resources", {}).get(resource))]
     refs = {n["NodeID"]: probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False))
             .remote(settings) for n in nodes}
     reports = dict(zip(refs, ray.get(list(refs.values()), timeout=300)))

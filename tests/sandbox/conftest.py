@@ -13,9 +13,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator, Optional
 
 import httpx
 import pytest
@@ -119,13 +120,39 @@ class RayFleet:
             self.wait_executor_on(self.add_worker())
         self.pool.wait(RAY_WORKERS + 1)
 
+    @contextlib.contextmanager
+    def pool_with(self, *, executors: Optional[int] = None, resource: Optional[str] = None,
+                  **settings: Any) -> Iterator[Any]:
+        """The pool stopped and started again for the ``with`` block with executors of these
+        :class:`~judgebox.sandbox.config.SandboxSettings` fields, only on nodes advertising
+        ``resource`` when it is given; then the default pool again. Waits for ``executors`` live
+        executors (default: one per node). Yields the :class:`~judgebox.sandbox.ray.Pool`."""
+        from judgebox.sandbox.ray import Pool
+
+        self.pool.down()
+        try:
+            self.pool = Pool.up(config=pool_config(settings=settings, resource=resource))
+            self.pool.wait(len(self.node_ids()) if executors is None else executors, timeout=300)
+            yield self.pool
+        finally:
+            self.pool.down()
+            self.pool = Pool.up(config=pool_config())
+            self.pool.wait(len(self.node_ids()), timeout=300)
+
+
+def pool_config(**fields: Any) -> Any:
+    """The shared pool's :class:`~judgebox.sandbox.ray.PoolConfig` (a fast reconcile pass), with ``fields``."""
+    from judgebox.sandbox.ray import PoolConfig
+
+    return PoolConfig(reconcile_s=0.5, **fields)
+
 
 @pytest.fixture(scope="session")
 def ray_fleet() -> RayFleet:
     ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'judgebox[ray]')")
     from ray.cluster_utils import Cluster
 
-    from judgebox.sandbox.ray import Pool, PoolConfig
+    from judgebox.sandbox.ray import Pool
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     try:
@@ -133,7 +160,7 @@ def ray_fleet() -> RayFleet:
             cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
         ray.init(address=cluster.address, log_to_driver=False)
-        pool = Pool.up(config=PoolConfig(reconcile_s=0.5))
+        pool = Pool.up(config=pool_config())
         pool.wait(RAY_WORKERS + 1, timeout=300)
         fleet = RayFleet(cluster, pool)
         yield fleet

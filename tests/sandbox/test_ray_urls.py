@@ -3,12 +3,13 @@ URL beside HTTP ones, a malformed one, Ray missing), named by the argument or va
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
 
-from judgebox.cli import UsageError, checked_client
+from judgebox.cli import UsageError, checked_client, main
 from judgebox.sandbox import SandboxClient, SandboxRequestError
 from judgebox.sandbox.ray.cluster import parse_ray_url
 
@@ -45,3 +46,21 @@ def test_ray_url_without_ray_installed_names_the_extra():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "pip install 'judgebox[ray]'" in out.stdout
+
+
+@pytest.mark.parametrize("fields, named", [({"resource": "CPU"}, "resource='CPU'"), ({"resource": ""}, "resource=''"),
+                                           ({"cpus_per_executor": 0}, "cpus_per_executor=0"),
+                                           ({"per_node": 0}, "per_node=0")])
+def test_a_bad_pool_config_is_refused_naming_the_field(fields, named):
+    from judgebox.sandbox.ray import PoolConfig
+
+    with pytest.raises(ValueError, match=re.escape(named)):
+        PoolConfig(**fields)
+
+
+def test_ray_up_refuses_a_bad_resource_before_reaching_a_cluster(capsys, monkeypatch):
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:9")  # nothing there: the flag is refused first
+    with pytest.raises(SystemExit) as exit_:
+        main(["ray", "up", "--resource", "GPU"])
+    assert exit_.value.code == 1
+    assert "judgebox ray up: resource='GPU': name a custom resource" in capsys.readouterr().err
