@@ -18,6 +18,8 @@ fast=0
 if [ "${1:-}" = "--fast" ]; then fast=1; shift; fi
 bash scripts/install.sh
 venv=$(bash scripts/agent-env.sh)
+# the ray extra is ray[default]: the metrics agent that tests/sandbox/test_ray_metrics.py reads
+"$venv/bin/python" -m pip install -q -e ".[ray]" >&2
 export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-${JUDGEBOX_CACHE:-/var/cache/judgebox}/inductor}
 tier=()
 if [ "$fast" = 1 ]; then
