@@ -152,7 +152,22 @@ def _runtime_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def checked_client(urls: list[str], manifest=None, problems=()):
+def _embedded(urls: list[str], concurrency: Optional[int]):
+    """The embedded sandbox of a command that judges ``concurrency`` samples at once: that many
+    programs run at once (its ``max_concurrency``; a program waits for a core, not for a slot, and
+    the time limits forgive those waits), unless ``JUDGEBOX_MAX_CONCURRENCY`` says otherwise; ``None``
+    when the command talks to a sandbox URL or gives no concurrency."""
+    import os
+
+    from judgebox.sandbox import LocalSandbox
+    from judgebox.sandbox.client.settings import ClientSettings
+
+    if not concurrency or urls or ClientSettings().urls() or "JUDGEBOX_MAX_CONCURRENCY" in os.environ:
+        return None
+    return LocalSandbox(max_concurrency=concurrency)
+
+
+def checked_client(urls: list[str], manifest=None, problems=(), concurrency: Optional[int] = None):
     """The command's :class:`~judgebox.sandbox.client.client.SandboxClient` (``--sandbox-url``, else the
     environment, else embedded), its sandbox checked first (a few seconds): a command never spends
     hours turning every sample into an infrastructure error against a dead URL, nor scores a dataset
@@ -169,7 +184,7 @@ def checked_client(urls: list[str], manifest=None, problems=()):
     from judgebox.sandbox.errors import SandboxInfraError, SandboxRequestError, SandboxUnavailable
 
     try:
-        client = SandboxClient(urls or None)
+        client = SandboxClient(urls or None, local=_embedded(urls, concurrency))
     except SandboxRequestError as exc:  # a malformed URL, ray:// beside others, ray:// without Ray
         message = str(exc).removeprefix("endpoints: ")
         raise UsageError(message if message.startswith("JUDGEBOX_SANDBOX_URL") else f"--sandbox-url: {message}") from None
@@ -348,8 +363,8 @@ def _eval(args: argparse.Namespace) -> int:
     if sanitize:
         check_sanitizable(problems)
     attempted = {s.task_id for s in samples}
-    client = checked_client(args.sandbox_url, manifest, [p for p in problems if p.task_id in attempted])
     concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
+    client = checked_client(args.sandbox_url, manifest, [p for p in problems if p.task_id in attempted], concurrency)
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
                             dataset=name, sanitize=sanitize)
@@ -638,7 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--html", help="write the report page here (as `judgebox report`)")
     ev.add_argument("--sandbox-url", action="append", default=[],
                     help="sandbox base URL (repeatable); default: the embedded sandbox")
-    ev.add_argument("--concurrency", type=int, help="samples judged at once (default: 2 x CPU count)")
+    ev.add_argument("--concurrency", type=int, help="samples judged at once (default: 2 x CPU count); "
+                    "embedded, also the programs run at once (JUDGEBOX_MAX_CONCURRENCY overrides)")
     ev.add_argument("--k", type=_ks, default=[1, 10, 100], help="pass@k budgets (default 1,10,100)")
     ev.add_argument("--retries", type=int, default=2, help="extra attempts on infrastructure errors")
     ev.add_argument("--stop-on-first-failure", action="store_true",

@@ -304,3 +304,18 @@ def test_bug008_every_gold_solution_of_the_real_datasets_passes(data_dir, monkey
     with a dict, all pass in tests/reward/test_gold_and_mutants.py, which also breaks each one.)"""
     monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(data_dir))
     all_gold_passes(tmp_path, dataset, n)
+
+
+def test_embedded_eval_runs_as_many_programs_at_once_as_it_judges_samples(monkeypatch):
+    """``judgebox eval --concurrency N`` with the embedded sandbox: N programs at once (its slots were
+    the CPU count, so N > CPUs judged only CPU-count samples at once), unless
+    ``JUDGEBOX_MAX_CONCURRENCY`` is set or the samples go to a sandbox URL."""
+    from judgebox.cli import _embedded
+
+    monkeypatch.delenv("JUDGEBOX_MAX_CONCURRENCY", raising=False)
+    monkeypatch.delenv("JUDGEBOX_SANDBOX_URL", raising=False)
+    monkeypatch.delenv("SANDBOX_FUSION_ENDPOINT", raising=False)
+    assert _embedded([], 5).settings.max_concurrency == 5
+    assert _embedded(["http://127.0.0.1:9"], 5) is None
+    monkeypatch.setenv("JUDGEBOX_MAX_CONCURRENCY", "3")
+    assert _embedded([], 5) is None
