@@ -24,6 +24,7 @@ from typing import Optional, Sequence
 
 from judgebox.sandbox.client import SandboxClient
 from judgebox.sandbox.runtime import BUILD_COMMAND
+from judgebox.sandbox.speedups.preload import preloadable
 
 #: Probe programs per language: print the JSON list of the names in ``NAMES`` that cannot be loaded.
 _PROBES = {
@@ -96,18 +97,33 @@ def prelude_libraries(prelude: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=64)
+def prelude_preload(prelude: str) -> tuple[str, ...]:
+    """The standard-library modules the Python source ``prelude`` imports (dotted, sorted) that a
+    sandbox may fork the run with already imported (``forkserver_preload``): a prelude of ~30
+    ``from m import *`` lines then costs a few dictionary copies instead of ~20 ms of imports per run."""
+    return tuple(sorted(m for m in _imported(prelude) if preloadable(m)))
+
+
+@functools.lru_cache(maxsize=64)
 def _prelude_modules(prelude: str) -> tuple[str, ...]:  # the judge asks once per submission
+    tops = {m.split(".")[0] for m in _imported(prelude)}
+    return tuple(sorted(tops - set(sys.stdlib_module_names) - {"__future__"}))
+
+
+@functools.lru_cache(maxsize=64)
+def _imported(prelude: str) -> frozenset[str]:
+    """Every module (dotted name) an ``import`` or absolute ``from ... import`` of ``prelude`` names."""
     try:
         tree = ast.parse(prelude)
     except (SyntaxError, ValueError):
-        return ()
+        return frozenset()
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(a.name.split(".")[0] for a in node.names)
+            names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return tuple(sorted(names - set(sys.stdlib_module_names) - {"__future__"}))
+            names.add(node.module)
+    return frozenset(names)
 
 
 _probed: "weakref.WeakKeyDictionary[SandboxClient, dict[tuple[str, ...], list[str]]]" = weakref.WeakKeyDictionary()

@@ -59,7 +59,7 @@ from .speedups.preload import usable_preload
 from .textcap import decode_capped
 
 #: Most preload sets (``forkserver_preload``) with their own fork-server per executor.
-PRELOAD_SETS = 4
+PRELOAD_SETS = 8
 
 
 class Executor:

@@ -23,6 +23,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Optional
 
+from judgebox.reward.libraries import prelude_preload
 from judgebox.reward.preludes import with_prelude
 from judgebox.reward.spec import StdioCase, TestDataError, TestSpec
 from judgebox.sandbox.models import RunTestsRequest
@@ -72,9 +73,11 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
     language = sandbox_language(spec)
     limits = dict(run_timeout=spec.run_timeout, memory_limit_MB=spec.memory_limit_MB,
                   stop_on_first_failure=stop_on_first_failure)
+    preload = prelude_preload(spec.prelude) if language == "python" and spec.prelude else ()
     if spec.kind == "stdio":
         req = RunTestsRequest(code=source, language=language, compile_timeout=compile_timeout,
-                              cpp_std=spec.cpp_std, cases=[stdio_case(spec, c) for c in spec.stdio], **limits)
+                              cpp_std=spec.cpp_std, cases=[stdio_case(spec, c) for c in spec.stdio],
+                              forkserver_preload=list(preload), **limits)
         return Plan(req, None)
     nonce = secrets.token_hex(16)
     isolation = harness_isolation(spec)
@@ -82,11 +85,11 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
         task = {"mode": "asserts", "setup": spec.setup_code, "tests": spec.asserts,
                 "stop": stop_on_first_failure}
         limits["run_timeout"] = spec.run_timeout * len(spec.asserts)
-        return Plan(runner_request(source, [task], nonce, process=isolation == "process", **limits), nonce,
-                    batched=True, isolation=isolation)
+        return Plan(runner_request(source, [task], nonce, process=isolation == "process", preload=preload, **limits),
+                    nonce, batched=True, isolation=isolation)
     if language == "python":
-        return Plan(runner_request(source, python_tasks(spec), nonce, process=isolation == "process", **limits),
-                    nonce, isolation=isolation)
+        return Plan(runner_request(source, python_tasks(spec), nonce, process=isolation == "process",
+                                   preload=preload, **limits), nonce, isolation=isolation)
     if spec.kind != "harness":
         raise TestDataError(f"language: {spec.kind} tests run Python only, not {spec.language!r}")
     program = build_program(language, source, spec.harness or "")

@@ -18,7 +18,7 @@ import json
 import marshal
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from judgebox.sandbox.models import RunTestsRequest
 
@@ -63,7 +63,7 @@ _RUNNER_FILES = {
 
 def runner_request(source: str, tasks: list[dict[str, Any]], nonce: str, *, run_timeout: float,
                    memory_limit_MB: int, stop_on_first_failure: bool = False,
-                   process: bool = False) -> RunTestsRequest:
+                   process: bool = False, preload: Sequence[str] = ()) -> RunTestsRequest:
     """One ``/run_tests`` request that runs ``tasks`` (one per case) against ``source``.
 
     Args:
@@ -72,6 +72,8 @@ def runner_request(source: str, tasks: list[dict[str, Any]], nonce: str, *, run_
         nonce: the completion marker for this run (random, never shown to the solution on disk).
         run_timeout: seconds per case; memory_limit_MB: MiB per case.
         process: run the tests and the solution in two processes (``main.py --process``).
+        preload: standard-library modules ``source`` imports (its prelude's), preloaded with the
+            runner's own (:data:`RUNNER_PRELOAD`).
 
     Raises:
         TypeError: a task is not JSON-serialisable (a test-data problem for the caller to report).
@@ -81,5 +83,6 @@ def runner_request(source: str, tasks: list[dict[str, Any]], nonce: str, *, run_
         files={**_RUNNER_FILES, "solution.py": base64.b64encode(source.encode("utf-8")).decode()},
         cases=[{"stdin": f"{nonce}\n{json.dumps(task)}"} for task in tasks],
         stop_on_first_failure=stop_on_first_failure, args=["--process"] if process else [],
-        forkserver_preload=[*RUNNER_PRELOAD, *(["unittest"] if any(t.get("mode") == "unittest" for t in tasks) else [])],
+        forkserver_preload=sorted({*RUNNER_PRELOAD, *preload,
+                                   *(["unittest"] if any(t.get("mode") == "unittest" for t in tasks) else [])}),
     )

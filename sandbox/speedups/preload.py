@@ -25,6 +25,15 @@ REFUSED = frozenset({"__main__", "__hello__", "__phello__", "this", "antigravity
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
+def preloadable(name: str) -> bool:
+    """Whether :func:`check_preload` accepts the module ``name``."""
+    try:
+        check_preload([name])
+    except ValueError:
+        return False
+    return True
+
+
 def check_preload(names: list[str]) -> list[str]:
     """``names`` if every one is a standard-library module (dotted name) a fork-server may import.
 

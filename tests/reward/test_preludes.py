@@ -96,3 +96,26 @@ def test_python_in_outs_without_a_prelude_key_get_verl_prime_codes_prelude(in_ou
     assert TestSpec.from_in_outs(bare).prelude == ""
     assert judge(TestSpec.from_in_outs(bare), code).verdict == Verdict.runtime_error
     assert TestSpec.from_in_outs({**in_outs, "language": "cpp"}).prelude == ""
+
+
+@pytest.mark.parametrize("name", ["verl", "apps", "livecodebench", "leetcode"])
+def test_a_preludes_standard_library_is_preloaded_and_changes_no_output(name):
+    """The standard-library modules a prelude imports go to ``forkserver_preload`` (a warm fork-server
+    instead of ~20 ms of imports per test case); third-party ones (numpy, sortedcontainers) never do,
+    and every case prints the same with and without the preload."""
+    from judgebox.reward.harness import build_plan
+    from judgebox.sandbox import LocalSandbox
+
+    spec = TestSpec.from_in_outs({"inputs": ["3\n", "5\n"], "outputs": ["3 0\n", "5 1\n"]}).model_copy(
+        update={"prelude": PRELUDES[name]})
+    code = ("import sys\nn = int(input())\n"
+            "print(n, sum(m in sys.modules for m in ('numpy', 'sortedcontainers')) if n == 5 else 0)\n")
+    plan = build_plan(spec, code)
+    preload = plan.request.forkserver_preload
+    assert {"collections", "math"} <= set(preload) or name == "leetcode" and "collections" in preload, preload
+    assert not {"numpy", "sortedcontainers"} & set(preload)
+    sandbox = LocalSandbox()
+    runs = [sandbox.run_tests(plan.request.model_copy(update={"forkserver_preload": p})) for p in (preload, [])]
+    assert [[(r.return_code, r.stdout) for r in res.run_results] for res in runs][0] == \
+        [[(r.return_code, r.stdout) for r in res.run_results] for res in runs][1]
+    assert runs[0].run_results[0].stdout == "3 0\n"

@@ -69,9 +69,10 @@ def test_a_name_that_cannot_be_preloaded_is_refused_naming_the_field(names, says
 @pytest.mark.slow
 def test_past_the_preload_sets_limit_runs_are_forked_from_the_plain_fork_server():
     box = LocalSandbox()
-    sets = [[m] for m in ("json", "ast", "csv", "heapq", "bisect")]
+    modules = ("json", "ast", "csv", "heapq", "shlex", "glob", "textwrap", "getopt", "bisect")  # none imports another
+    sets = [[m] for m in modules]
     assert len(sets) == PRELOAD_SETS + 1
-    code = "import sys\nprint(sorted(m for m in ('json', 'ast', 'csv', 'heapq', 'bisect') if m in sys.modules))\n"
+    code = f"import sys\nprint(sorted(m for m in {modules!r} if m in sys.modules))\n"
     seen = [_out(box, code, names) for names in sets]
     assert seen[:PRELOAD_SETS] == [f"{names}\n" for names in sets[:PRELOAD_SETS]]
     assert seen[PRELOAD_SETS] == "[]\n"  # bisect's run: no fork-server of its own, the plain one
