@@ -49,7 +49,7 @@ def parse_batch(body: bytes, settings: SandboxSettings) -> list[Union[RunTestsRe
     check_batch_bytes(len(body), settings)
     try:
         data = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: a nesting bomb
         raise SandboxRequestError(f"body: not JSON ({exc})", 422) from None
     requests = data.get("requests") if isinstance(data, dict) else None
     if not isinstance(requests, list):

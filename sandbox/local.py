@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 
-from .batch import validation_detail
+from .batch import item_error, validation_detail
 from .config import SandboxSettings
 from .errors import Overloaded, SandboxOverloaded, SandboxServerError
 from .executor import Executor
@@ -100,7 +100,9 @@ class LocalSandbox:
             try:
                 items[i] = future.result()
             except Exception as exc:  # noqa: BLE001 - an engine bug on one item is that item's answer
-                items[i] = BatchItemError(index=i, status_code=500, detail=f"{type(exc).__name__}: {exc}")
+                # a request error (a bad absolute path, the disk quota) keeps its status, as the server's
+                items[i] = item_error(i, exc) or BatchItemError(index=i, status_code=500,
+                                                                detail=f"{type(exc).__name__}: {exc}")
         return items
 
     def run_jupyter(self, request: Union[RunJupyterRequest, dict]) -> RunJupyterResponse:

@@ -51,7 +51,7 @@ exec(_judgebox_runner())
 
 #: What the runner imports on every run (its module level, ``collections`` and ``ctypes`` for the
 #: process split): a sandbox that supports ``forkserver_preload`` forks it with them imported
-#: (judgebox: ~15 ms less CPU per run); ``unittest`` is added for unittest tasks.
+#: (judgebox: ~15 ms less CPU per run); ``unittest`` is added for unittest tasks and in-process runs.
 RUNNER_PRELOAD = ("ast", "collections", "ctypes", "json", "sysconfig", "time", "traceback", "types")
 
 _RUNNER_FILES = {
@@ -83,6 +83,7 @@ def runner_request(source: str, tasks: list[dict[str, Any]], nonce: str, *, run_
         files={**_RUNNER_FILES, "solution.py": base64.b64encode(source.encode("utf-8")).decode()},
         cases=[{"stdin": f"{nonce}\n{json.dumps(task)}"} for task in tasks],
         stop_on_first_failure=stop_on_first_failure, args=["--process"] if process else [],
-        forkserver_preload=sorted({*RUNNER_PRELOAD, *preload,
-                                   *(["unittest"] if any(t.get("mode") == "unittest" for t in tasks) else [])}),
+        # the in-process runner (main()) imports unittest on every run, the split one for unittest tasks
+        forkserver_preload=sorted({*RUNNER_PRELOAD, *preload, *(["unittest"] if not process or any(
+            t.get("mode") == "unittest" for t in tasks) else [])}),
     )

@@ -162,7 +162,12 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         try:
             size = int(http.headers.get("content-length") or 0)
             check_batch_bytes(size, settings)  # refused before the body is read
-            items = parse_batch(await http.body(), settings)
+            body = bytearray()
+            async for chunk in http.stream():  # a chunked body has no length: counted as it comes
+                body += chunk
+                check_batch_bytes(len(body), settings)
+            # parsed and validated off the event loop: up to max_batch_bytes of JSON and base64
+            items = await asyncio.get_running_loop().run_in_executor(None, parse_batch, bytes(body), settings)
         except SandboxRequestError as exc:
             return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
         runs = [(i, item) for i, item in enumerate(items) if isinstance(item, RunTestsRequest)]

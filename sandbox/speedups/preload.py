@@ -11,6 +11,7 @@ its ``import json`` still finds its own file.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import sys
 from collections.abc import Iterable
@@ -21,7 +22,18 @@ MAX_MODULES = 64
 #: fork-server (print, open a browser, need a display, start the REPL's machinery, run ``__main__``).
 REFUSED = frozenset({"__main__", "__hello__", "__phello__", "this", "antigravity", "idlelib", "tkinter",
                      "turtle", "turtledemo", "ensurepip", "venv", "site", "sitecustomize", "usercustomize",
-                     "pydoc", "pdb", "readline", "rlcompleter", "_tkinter"})
+                     "pydoc", "pdb", "readline", "rlcompleter", "_tkinter",
+                     # state made at import that a fresh process would make its own: multiprocessing's
+                     # authkey, platform's uname cache (the fork-server's host name, not the run's)
+                     "multiprocessing", "concurrent", "platform",
+                     # deprecated or removed in later Pythons (their import warns; a client on another
+                     # version must not send a name the server refuses)
+                     "distutils", "imp", "asynchat", "asyncore", "smtpd", "aifc", "audioop", "cgi", "cgitb",
+                     "chunk", "crypt", "imghdr", "mailcap", "msilib", "nis", "nntplib", "ossaudiodev", "pipes",
+                     "sndhdr", "spwd", "sunau", "telnetlib", "uu", "xdrlib", "lib2to3", "winreg", "msvcrt",
+                     "_winapi", "nt", "winsound"})
+#: Longest module name accepted (characters).
+MAX_NAME = 100
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -44,8 +56,11 @@ def check_preload(names: list[str]) -> list[str]:
     if len(names) > MAX_MODULES:
         raise ValueError(f"at most {MAX_MODULES} modules, got {len(names)}")
     for name in names:
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
-            raise ValueError(f"{name!r} is not a module name (dotted identifiers, e.g. 'json' or 'os.path')")
+        if not isinstance(name, str) or len(name) > MAX_NAME or not _NAME.fullmatch(name):
+            raise ValueError(f"{str(name)[:MAX_NAME]!r} is not a module name (dotted identifiers of at most "
+                             f"{MAX_NAME} characters, e.g. 'json' or 'os.path')")
+        if "__main__" in name.split("."):
+            raise ValueError(f"{name!r} cannot be preloaded (a __main__ module runs a program)")
         top = name.split(".")[0]
         if top in REFUSED:
             raise ValueError(f"{name!r} cannot be preloaded (importing it has effects a run would see); "
@@ -58,14 +73,17 @@ def check_preload(names: list[str]) -> list[str]:
 
 def usable_preload(names: Iterable[str], paths: Iterable[str]) -> tuple[str, ...]:
     """The sorted, distinct ``names`` to fork a run with, or ``()`` when one of the run's files
-    (``paths``: relative paths of the program and its files) would shadow one of them: a top-level
-    ``<name>.py``, ``<name>.<ext>`` extension module or ``<name>/`` folder of the working folder."""
+    (``paths``: the program and its files, as sent) could shadow a standard-library module: a
+    top-level ``<module>.py``, ``<module>.<ext>`` or ``<module>/`` of the working folder whose name is
+    any standard-library module's (not only the requested ones': they import others, which the
+    fork-server keeps too). Absolute paths are not on ``sys.path``."""
     wanted = tuple(sorted(set(names)))
     if not wanted:
         return ()
-    tops = {n.split(".")[0] for n in wanted}
     for path in paths:
-        first = path.lstrip("./").split("/")[0]
-        if first.split(".")[0] in tops:
+        if path.startswith("/"):
+            continue
+        first = posixpath.normpath(path).split("/")[0]
+        if first.split(".")[0] in sys.stdlib_module_names:
             return ()
     return wanted

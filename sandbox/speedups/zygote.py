@@ -34,13 +34,17 @@ import signal
 import socket
 import sys
 
-#: The ``python -c`` program of the fork-server: it imports the preload modules (``argv[4]``, comma
-#: separated, usually none), records the interpreter's state (``__main__``'s namespace and
-#: ``sys.modules``: what a child keeps) before importing anything else, loads this file under a
+#: The ``python -c`` program of the fork-server: it takes its working folder off ``sys.path``
+#: (a run could write there under minimal isolation), imports the preload modules (``argv[4]``,
+#: comma separated, usually none; one that fails is left out) in a namespace of their own, records
+#: the interpreter's state (``__main__``'s namespace and ``sys.modules``: what a child keeps) before
+#: importing anything else, loads this file under a
 #: private name and serves; in a child, :func:`serve` returns the run of the script as a lazy
 #: ``map`` that this line drives, so no name of the fork-server is left in the script's globals and
 #: the only frame under the script's is this line's.
-BOOT = ("[__import__(__jbm) for __jbm in __import__('sys').argv[4].split(',') if __jbm]\n"
+BOOT = ("__import__('sys').path[0] = '/dev/null'\n"  # not the working folder: no import from there
+        "exec('for m in names:\\n try: __import__(m)\\n except Exception: pass',"
+        " {'names': __import__('sys').argv[4].split(',')[:64] if __import__('sys').argv[4] else []})\n"
         "__jb = (dict(globals()), set(__import__('sys').modules))\n"
         "import importlib.util as __jbu\n"
         "__jbs = __jbu.spec_from_file_location('_judgebox_zygote', __import__('sys').argv[2] + '/zygote.py')\n"
@@ -237,6 +241,9 @@ def _as_fresh(req, handlers, main_snapshot, modules_snapshot):
     site = sys.modules.get("site")
     if site is not None:
         site.USER_BASE = site.USER_SITE = None
+    platform_ = sys.modules.get("platform")  # a preload module imported it: its uname is the fork-server's
+    if platform_ is not None:
+        platform_._uname_cache = None
     api = ctypes.pythonapi
     libc = ctypes.CDLL(None, use_errno=True)
     libc.fopen.restype = ctypes.c_void_p

@@ -98,6 +98,11 @@ def test_batch_limits_are_422_naming_the_limit_and_the_setting(live_server_facto
     assert big.status_code == 422
     assert "max_batch_bytes=4096" in big.json()["detail"] and "JUDGEBOX_MAX_BATCH_BYTES" in big.json()["detail"]
     assert post_batch(srv.url, [MIXED[0]] * 2).status_code == 200
+    # a chunked body has no Content-Length: it is counted as it arrives
+    body = httpx.Request("POST", "/", json={"requests": [{**MIXED[0], "code": SQUARE + "\n#" + "x" * 5000}]}).read()
+    chunked = httpx.post(f"{srv.url}/run_tests_batch", content=iter([body[:100], body[100:]]),
+                         headers={"content-type": "application/json"}, timeout=60)
+    assert chunked.status_code == 422 and "max_batch_bytes=4096" in chunked.json()["detail"]
     # the client packs within its own limits, and sends a request too large for a batch alone
     with SandboxClient(srv.url, batch_max_items=2, batch_max_bytes=4096) as client:
         got = client.run_tests_batch([MIXED[0]] * 5 + [{**MIXED[0], "code": SQUARE + "\n#" + "x" * 5000}])
@@ -148,3 +153,14 @@ def test_embedded_client_batch_uses_the_engine():
     got = client.run_tests_batch([MIXED[0], {"code": "x", "language": "python"}])
     assert got[0].status == RunStatus.Success
     assert isinstance(got[1], BatchItemError) and (got[1].index, got[1].status_code) == (1, 422)
+
+
+def test_an_items_request_error_in_the_engine_keeps_its_status_embedded():
+    """Files that do not fit the run's disk quota are the request's fault (422), as over HTTP: an
+    embedded batch must not answer them as an engine failure (500, which the judge would take for
+    an infrastructure error)."""
+    blob = "A" * (3 << 20)  # 2.25 MiB once decoded, over a 1 MiB quota
+    big = {**MIXED[0], "disk_limit_MB": 1, "files": {"big.bin": blob}}
+    got = LocalSandbox().run_tests_batch([MIXED[0], big])
+    assert got[0].status == RunStatus.Success
+    assert isinstance(got[1], BatchItemError) and (got[1].index, got[1].status_code) == (1, 422), got[1]

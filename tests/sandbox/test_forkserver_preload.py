@@ -54,9 +54,35 @@ def test_a_file_of_the_run_that_shadows_a_preload_module_is_imported_as_without_
     assert _out(sb, code, ["json"]) == "stdlib\n"
 
 
+def test_a_file_that_shadows_a_module_the_preload_imports_in_turn_is_imported_as_without_preload(sb):
+    """``json`` imports ``keyword``, ``re``, ``enum``...: the fork-server keeps those too, so any
+    standard-library name among the run's files (however its path is spelt) forks the run plain."""
+    mine = base64.b64encode(b"kwlist = ['mine']\n").decode()
+    code = "import keyword\nprint(keyword.kwlist[:1])\n"
+    assert _out(sb, code, ["json"], {"keyword.py": mine}) == "['mine']\n"
+    r = sb.run_tests({"code": code, "language": "python", "forkserver_preload": ["json"],
+                      "cases": [{"files": {"x/../keyword.py": mine}}]})
+    assert r.run_results[0].stdout == "['mine']\n", r
+
+
+def test_a_module_that_fails_to_import_is_left_out_of_the_preload_and_the_run_still_runs(sb):
+    code = "import sys\nprint('json' in sys.modules)\n"
+    assert _out(sb, code, ["json.no_such_module", "json"]) == "True\n"
+
+
+def test_a_preloaded_platform_never_shows_the_fork_servers_host_name(sb):
+    """``uuid`` imports ``platform``, whose uname cache the fork-server (outside the run's UTS
+    namespace) would fill: the run sees its own host name."""
+    code = "import platform, socket\nprint(platform.node() == socket.gethostname())\n"
+    assert _out(sb, code, ["uuid"]) == "True\n"
+
+
 @pytest.mark.parametrize("names,says", [
     (["numpy"], "'numpy' is not a standard-library module"),
     (["this"], "'this' cannot be preloaded"),
+    (["platform"], "'platform' cannot be preloaded"),
+    (["unittest.__main__"], "a __main__ module runs a program"),
+    (["json." + "a" * 200], "at most 100 characters"),
     (["json", "1x"], "'1x' is not a module name"),
     (["json"] * 65, "at most 64 modules"),
 ])
