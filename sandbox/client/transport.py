@@ -233,6 +233,13 @@ async def run_tests_singly(run_tests: Callable[[RunTestsRequest], Awaitable[RunT
     return list(await asyncio.gather(*(one(i, r) for i, r in indexed)))
 
 
+def too_big(exc: BaseException) -> bool:
+    """Whether a whole ``/run_tests_batch`` call was refused for its size (413 from a proxy, or a
+    judgebox server's 422 naming ``max_batch_items``/``max_batch_bytes``): the items are not at fault."""
+    return isinstance(exc, SandboxRequestError) and (
+        exc.status_code == 413 or (exc.status_code == 422 and "max_batch_" in str(exc)))
+
+
 def backoff(settings: ClientSettings) -> Any:
     """The tenacity wait between attempts: exponential from ``backoff_initial`` up to ``backoff_max``
     seconds, plus up to ``backoff_jitter`` seconds of jitter."""
@@ -399,6 +406,10 @@ class HTTPSandbox:
             rest = await run_tests_singly(self.run_tests, list(call.pending.items()))
             call.done.update(zip(call.pending, rest))
         except SandboxError as exc:  # gave up (or the batch as a whole was refused): no verdict is guessed
+            if too_big(exc):  # the chunk, not an item, was over a limit there: each item alone
+                rest = await run_tests_singly(self.run_tests, list(call.pending.items()))
+                call.done.update(zip(call.pending, rest))
+                return [call.done[i] for i, _ in indexed]
             for i in call.pending:
                 last = call.last.get(i)
                 call.done[i] = call.sandbox_error.get(i) or (last.model_copy(update={"detail": f"{last.detail} ({exc})"})

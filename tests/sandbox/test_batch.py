@@ -107,6 +107,11 @@ def test_batch_limits_are_422_naming_the_limit_and_the_setting(live_server_facto
     with SandboxClient(srv.url, batch_max_items=2, batch_max_bytes=4096) as client:
         got = client.run_tests_batch([MIXED[0]] * 5 + [{**MIXED[0], "code": SQUARE + "\n#" + "x" * 5000}])
     assert [r.status for r in got] == [RunStatus.Success] * 6
+    # a client whose chunks are over the server's limits: the server refuses the chunk as a whole,
+    # which is not the items' fault: each goes alone (never a request error, i.e. a masked reward)
+    with SandboxClient(srv.url, batch_max_items=8) as client:
+        got = client.run_tests_batch([MIXED[0]] * 5)
+    assert [r.status for r in got] == [RunStatus.Success] * 5
 
 
 def test_overload_is_per_item_and_counted_like_single_calls(live_server_factory):
