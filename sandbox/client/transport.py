@@ -400,21 +400,21 @@ class HTTPSandbox:
         timeout, budget = call_budget(self.settings, [r for _, r in indexed])
         call = _BatchCall("/run_tests_batch", {}, RunTestsBatchResponse, timeout, time.monotonic() + budget,
                           pending=dict(indexed))
+        singly = False  # the server lacks the route, or refused the chunk (not an item) for its size
         try:
             await retried(self.settings, self._backoff, self._batch_attempt, call, budget, answer_on_give_up=False)
         except _NoBatch:
-            rest = await run_tests_singly(self.run_tests, list(call.pending.items()))
-            call.done.update(zip(call.pending, rest))
+            singly = True
         except SandboxError as exc:  # gave up (or the batch as a whole was refused): no verdict is guessed
-            if too_big(exc):  # the chunk, not an item, was over a limit there: each item alone
-                rest = await run_tests_singly(self.run_tests, list(call.pending.items()))
-                call.done.update(zip(call.pending, rest))
-                return [call.done[i] for i, _ in indexed]
-            for i in call.pending:
+            singly = too_big(exc)
+            for i in call.pending if not singly else ():
                 last = call.last.get(i)
                 call.done[i] = call.sandbox_error.get(i) or (last.model_copy(update={"detail": f"{last.detail} ({exc})"})
                                                             if last else item_error(i, exc)
                                                             or BatchItemError(index=i, status_code=500, detail=str(exc)))
+        if singly:
+            rest = await run_tests_singly(self.run_tests, list(call.pending.items()))
+            call.done.update(zip(call.pending, rest))
         return [call.done[i] for i, _ in indexed]
 
     async def _batch_attempt(self, call: _BatchCall) -> None:
