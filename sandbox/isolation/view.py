@@ -182,7 +182,8 @@ class FilesystemView:
 
     def _build(self) -> None:
         """Make the skeleton in a private folder, then rename it into place (servers sharing a
-        workdir root and a configuration share one skeleton; the first to finish wins)."""
+        workdir root and a configuration share one skeleton; the first to finish wins, and a complete
+        skeleton is never replaced: another server's runs may be building their views on it)."""
         root = tempfile.mkdtemp(prefix=".view-build-", dir=self.workdir_root)
         os.chmod(root, 0o755)
         for d in SYSTEM_DIRS:
@@ -213,10 +214,21 @@ class FilesystemView:
             f.write(HOSTS)
         os.chmod(os.path.join(etc, "hosts"), 0o644)
         open(os.path.join(root, _COMPLETE), "w").close()
-        shutil.rmtree(self.root, ignore_errors=True)  # an incomplete one (a server died building it)
+        try:
+            os.rename(root, self.root)  # atomic; refused (ENOTEMPTY) when a skeleton is there
+            return
+        except OSError:
+            pass
+        if os.path.isfile(os.path.join(self.root, _COMPLETE)):
+            # another server put its identical skeleton there first, and its runs may be using it
+            # now: never remove a complete one (doing so failed another executor's first run)
+            shutil.rmtree(root, ignore_errors=True)
+            return
+        # a partial one: only an interrupted removal leaves that, since a build is renamed whole
+        shutil.rmtree(self.root, ignore_errors=True)
         try:
             os.rename(root, self.root)
-        except OSError:  # another server put its identical skeleton there first
+        except OSError:  # a third server won the same race: its skeleton is identical
             shutil.rmtree(root, ignore_errors=True)
 
     def spec(self, run_dir: str, workdir: str) -> tuple:
