@@ -4,7 +4,7 @@ Each problem's prompt becomes one user message (as ``judgebox data convert`` wri
 its ``n`` trajectories runs through :class:`agent.ToolAgentLoop`, then the final assistant turn is
 judged with the problem's TestSpec by ``reward/evaluate.py``'s own machinery
 (:meth:`judgebox.reward.evaluate.Evaluation.judge_sample`: the completion becomes the candidate program,
-infrastructure errors are retried). One jsonl line per trajectory, flushed and fsynced: the
+infrastructure errors are retried). One jsonl line per trajectory, flushed (fsynced within a second): the
 :class:`agent.AgentLoopOutput` fields plus ``task_id``, ``sample_index`` (= ``sample_id``, so
 ``judgebox eval``'s loaders read it) and the judgement's fields (``verdict``, ``passed``, ...).
 
@@ -19,8 +19,6 @@ the summary is the model's offline pass@k.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,7 +30,7 @@ from judgebox.agent.loop import ToolAgentLoop
 from judgebox.reward.evaluate import Evaluation, Sample
 from judgebox.reward.loaders import Problem
 from judgebox.reward.report import EvalSummary, summarize
-from judgebox.reward.results import compact, read_results
+from judgebox.reward.results import JsonlAppender, compact, read_results
 from judgebox.reward.verdict import Verdict, unscorable_reason
 
 
@@ -179,13 +177,11 @@ class Rollout:
                    desc=self.dataset, dynamic_ncols=True)
         semaphore = asyncio.Semaphore(self.concurrency)
         self.out_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.out_path, "a", encoding="utf-8") as out:
+        with JsonlAppender(self.out_path) as out:
             async def one(key: tuple[str, int]) -> None:
                 async with semaphore:
                     record = await self.trajectory(by_id[key[0]], key[1], order[key])
-                out.write(json.dumps(record) + "\n")
-                out.flush()
-                os.fsync(out.fileno())
+                out.write(record)
                 done[key] = record
                 bar.update(1)
 

