@@ -8,6 +8,7 @@ and malformed bodies that must be HTTP 422 naming the field.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 
@@ -382,3 +383,18 @@ def test_args_are_appended_to_the_run_command(live_server):
     assert body["status"] == "Failed"
     assert "1 failed" in body["run_result"]["stdout"]
     assert "stopping after 1 failures" in body["run_result"]["stdout"]
+
+
+@pytest.mark.parametrize("size", [10, 300 << 10], ids=["cached", "over-the-cache-size"])
+def test_file_contents_decode_alike_and_bad_base64_stays_refused_when_repeated(local_sandbox, size):
+    """Contents up to 256 KiB of base64 decode through a cache: a repeated content gives the same
+    bytes to the program, and a repeated bad content is refused every time (no error is cached)."""
+    data = bytes(range(256)) * (size // 256 + 1)
+    content = base64.b64encode(data).decode()
+    code = "import hashlib; print(hashlib.sha256(open('d.bin', 'rb').read()).hexdigest())"
+    for _ in range(2):
+        out = local_sandbox.run_code({"code": code, "language": "python", "files": {"d.bin": content}})
+        assert out.run_result.stdout.strip() == hashlib.sha256(data).hexdigest()
+    for _ in range(2):
+        with pytest.raises(ValidationError, match="not valid base64"):
+            local_sandbox.run_code({"code": "1", "language": "python", "files": {"d.bin": content[:-2] + "%%"}})
