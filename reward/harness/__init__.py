@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import base64
 import builtins
+import functools
 import secrets
 from dataclasses import dataclass
 from typing import Optional
@@ -122,9 +123,16 @@ def harness_isolation(spec: TestSpec) -> Optional[str]:
         return "process"
     if spec.kind == "harness" and not spec.entry_point:
         return "in-process"
+    return _tests_isolation(spec.harness or "", tuple(spec.asserts), spec.setup_code or "")
+
+
+@functools.lru_cache(maxsize=256)
+def _tests_isolation(harness: str, asserts: tuple[str, ...], setup_code: str) -> str:
+    """:func:`harness_isolation` from the tests' text, parsed once per distinct tests (a GRPO group
+    or a pass@k run judges each problem's tests n times; the walk was about 1 ms each time)."""
     try:
-        trees = [ast.parse(s) for s in (spec.harness or "", *spec.asserts)]
-        setup = ast.parse(spec.setup_code or "")
+        trees = [ast.parse(s) for s in (harness, *asserts)]
+        setup = ast.parse(setup_code)
     except SyntaxError:
         return "in-process"
     if any(not isinstance(n, (ast.Import, ast.ImportFrom)) for n in setup.body):
