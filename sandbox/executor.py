@@ -60,6 +60,8 @@ from .textcap import decode_capped
 
 #: Most preload sets (``forkserver_preload``) with their own fork-server per executor.
 PRELOAD_SETS = 8
+#: Seconds a preload set's fork-server must have been unused before a new set may replace it.
+PRELOAD_IDLE_S = 60.0
 
 
 class Executor:
@@ -123,6 +125,7 @@ class Executor:
         #: fork-servers with preload modules, by their sorted module names (at most
         #: :data:`PRELOAD_SETS`; a request with another set is forked from the plain one)
         self._preloaded: dict[tuple[str, ...], ForkServer] = {}
+        self._preload_used: dict[tuple[str, ...], float] = {}  # set -> last use (time.monotonic())
         self._preloaded_lock = threading.Lock()
 
     # ----------------------------------------------------------------------------- building blocks
@@ -252,19 +255,31 @@ class Executor:
 
     def forkserver_for(self, preload: tuple[str, ...]) -> Optional[ForkServer]:
         """The fork-server whose children start with the modules ``preload`` (sorted, validated
-        standard-library names) imported: the plain one for ``()`` or once :data:`PRELOAD_SETS` other
-        sets have one (``None``: the fork-server is off)."""
+        standard-library names) imported (``None``: the fork-server is off).
+
+        The plain one for ``()``. At most :data:`PRELOAD_SETS` sets have a fork-server of their own;
+        when all are taken, a new set replaces the least recently used one once that one has been
+        idle for :data:`PRELOAD_IDLE_S` seconds, and is forked from the plain one until then. So sets
+        asked for once (a client's stray names) cannot keep the harness's set cold for good."""
         plain = self.forkserver
         if not preload or plain is None:
             return plain
+        now, evicted = time.monotonic(), None
         with self._preloaded_lock:
             server = self._preloaded.get(preload)
             if server is None:
                 if len(self._preloaded) >= PRELOAD_SETS:
-                    return plain
+                    idlest = min(self._preload_used, key=self._preload_used.__getitem__)
+                    if now - self._preload_used[idlest] < PRELOAD_IDLE_S:
+                        return plain
+                    evicted = self._preloaded.pop(idlest)
+                    del self._preload_used[idlest]
                 server = self._preloaded[preload] = ForkServer(
                     plain.python, plain.env, plain.home, plain.stack_bytes, preload=preload)
-            return server
+            self._preload_used[preload] = now
+        if evicted is not None:  # a run that already holds it spawns instead (ForkServerUnavailable)
+            threading.Thread(target=evicted.close, daemon=True).start()
+        return server
 
     def forkserver_stats(self) -> Optional[dict[str, int]]:
         """The fork-servers' counts together (:meth:`ForkServer.stats`); ``None``: the fork-server is off."""

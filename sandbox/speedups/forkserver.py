@@ -108,6 +108,7 @@ class ForkServer:
         self._lock = threading.Lock()
         self._zygote: Optional[_Zygote] = None
         self._retired: list[_Zygote] = []  # killed ones, reaped by ready()
+        self._closed = False  # close() was called: no fork-server is started again
         #: runs started by forking, runs that fell back to spawning, fork-servers started
         self.forked = self.fallbacks = self.started = 0
 
@@ -179,6 +180,8 @@ class ForkServer:
 
     def _current(self) -> _Zygote:
         self._retired = [r for r in self._retired if r.proc.poll() is None]
+        if self._closed:
+            raise OSError("the fork-server was closed")
         z = self._zygote
         if z is not None and (z.runs >= self.max_runs or time.monotonic() - z.started > self.max_age_s
                               or z.proc.poll() is not None):
@@ -202,9 +205,10 @@ class ForkServer:
             self._retired.append(z)
 
     def close(self) -> None:
-        """Stop the fork-server."""
+        """Stop the fork-server for good: a later :meth:`ready` raises :class:`ForkServerUnavailable`."""
         with self._lock:
             z, self._zygote = self._zygote, None
+            self._closed = True
         if z is not None:
             z.stop()
 

@@ -103,3 +103,25 @@ def test_past_the_preload_sets_limit_runs_are_forked_from_the_plain_fork_server(
     assert seen[:PRELOAD_SETS] == [f"{names}\n" for names in sets[:PRELOAD_SETS]]
     assert seen[PRELOAD_SETS] == "[]\n"  # bisect's run: no fork-server of its own, the plain one
     assert sorted(box.executor._preloaded) == sorted(tuple(names) for names in sets[:PRELOAD_SETS])
+
+
+@pytest.mark.slow
+def test_a_new_set_replaces_the_least_recently_used_once_it_has_been_idle(monkeypatch):
+    """Eight sets asked for once (stray names) no longer keep a ninth, busy set (the harness's)
+    cold for good: once the least recently used one has been idle ``PRELOAD_IDLE_S`` seconds, the
+    new set takes its place; the replaced fork-server is stopped, and its set is forked again."""
+    from judgebox.sandbox import executor as executor_module
+
+    box = LocalSandbox()
+    modules = ("json", "ast", "csv", "heapq", "shlex", "glob", "textwrap", "getopt", "bisect")
+    code = f"import sys\nprint(sorted(m for m in {modules!r} if m in sys.modules))\n"
+    for m in modules[:PRELOAD_SETS]:
+        assert _out(box, code, [m]) == f"['{m}']\n"
+    zygote = box.executor._preloaded[("json",)]._zygote.proc
+    assert _out(box, code, ["bisect"]) == "[]\n"  # every set was used within PRELOAD_IDLE_S: the plain one
+    monkeypatch.setattr(executor_module, "PRELOAD_IDLE_S", 0.0)
+    assert _out(box, code, ["bisect"]) == "['bisect']\n"  # json's, the least recently used, is replaced
+    assert sorted(box.executor._preloaded) == sorted((m,) for m in modules[1:])
+    assert zygote.wait(timeout=10) is not None  # the replaced fork-server was stopped
+    assert _out(box, code, ["json"]) == "['json']\n"  # json comes back in the place of ast's
+    assert ("ast",) not in box.executor._preloaded
