@@ -364,16 +364,20 @@ def _eval(args: argparse.Namespace) -> int:
         check_sanitizable(problems)
     attempted = {s.task_id for s in samples}
     concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
+    if concurrency < 1 or args.retries < 0:  # before the embedded sandbox's settings take it
+        raise UsageError(f"--concurrency must be >= 1 and --retries >= 0; got {concurrency} and {args.retries}")
     client = checked_client(args.sandbox_url, manifest, [p for p in problems if p.task_id in attempted], concurrency)
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
                             dataset=name, sanitize=sanitize)
-    done, pending = evaluation.plan(samples)
-    if done:
-        redo = sum(1 for s in pending if s.key in done)
-        print(f"resuming from {results}: keeping {len(samples) - len(pending)} of {len(samples)} results; "
-              f"re-scoring {redo} infrastructure errors; scoring {len(pending) - redo} new samples")
-    summary, code = _resumable(evaluation.run(samples, args.k, progress=not args.no_progress), "results", results)
+    def announce(done: dict, pending: list) -> None:
+        if done:
+            redo = sum(1 for s in pending if s.key in done)
+            print(f"resuming from {results}: keeping {len(samples) - len(pending)} of {len(samples)} results; "
+                  f"re-scoring {redo} infrastructure errors; scoring {len(pending) - redo} new samples")
+
+    summary, code = _resumable(evaluation.run(samples, args.k, progress=not args.no_progress, announce=announce),
+                               "results", results)
     if summary is None:
         return code
     print_table(summary)

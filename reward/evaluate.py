@@ -20,7 +20,7 @@ import hashlib
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from pydantic import BaseModel
 from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
@@ -272,25 +272,32 @@ class Evaluation:
                    if s.key not in done or done[s.key]["verdict"] == Verdict.infra_error.value]
         return done, pending
 
-    async def run(self, samples: list[Sample], ks: Iterable[int] = (1,), progress: bool = True) -> EvalSummary:
+    async def run(self, samples: list[Sample], ks: Iterable[int] = (1,), progress: bool = True,
+                  announce: Optional[Callable[[dict, list[Sample]], None]] = None) -> EvalSummary:
         """Score every sample that has no final result yet, appending results as they complete.
 
+        The results file is locked first (one run per file), then read: ``announce(done, pending)``
+        (the :meth:`plan`) is called before anything is scored.
+
         Raises:
-            ValueError: the results file holds a result for a sample whose completion differs
-                (it belongs to another samples file: use a new ``--results`` path).
+            ValueError: another process is writing the results file, or it holds a result for a
+                sample whose completion differs (it belongs to another samples file: use a new
+                ``--results`` path).
         """
         from tqdm import tqdm
 
-        done, pending = self.plan(samples)
-        before = set(done)
-        passed = sum(1 for s in samples if s.key in done and done[s.key]["passed"])
-        start = time.perf_counter()
-        bar = tqdm(total=len(samples), initial=len(samples) - len(pending), unit="sample",
-                   disable=not progress, desc=self.dataset, dynamic_ncols=True)
-        semaphore = asyncio.Semaphore(self.concurrency)
         self.results_path.parent.mkdir(parents=True, exist_ok=True)
-
         with JsonlAppender(self.results_path) as out:
+            done, pending = self.plan(samples)
+            if announce is not None:
+                announce(done, pending)
+            before = set(done)
+            passed = sum(1 for s in samples if s.key in done and done[s.key]["passed"])
+            start = time.perf_counter()
+            bar = tqdm(total=len(samples), initial=len(samples) - len(pending), unit="sample",
+                       disable=not progress, desc=self.dataset, dynamic_ncols=True)
+            semaphore = asyncio.Semaphore(self.concurrency)
+
             async def score(sample: Sample) -> None:
                 nonlocal passed
                 async with semaphore:

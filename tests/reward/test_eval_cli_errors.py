@@ -138,3 +138,28 @@ def test_a_missing_model_directory_is_named_not_read_as_a_hub_id(tmp_path, flag,
     assert proc.returncode == 1
     assert only_line(proc) == (f"judgebox rollout: {flag} {path}: no such directory; give a model directory "
                                "(config.json and tokenizer files) or a hub id such as Qwen/Qwen3-0.6B")
+
+
+@pytest.mark.parametrize("flags, got", [(("--concurrency", "-1"), "got -1 and 2"), (("--concurrency", "0"), "got 0 and 2"),
+                                        (("--retries", "-1"), "and -1")])
+def test_a_concurrency_or_retries_out_of_range_is_one_line_naming_the_flag(tmp_path, flags, got):
+    """``--concurrency -1`` was a four-line pydantic error naming the embedded sandbox's ``max_concurrency``."""
+    proc = judgebox("eval", "humaneval", "--samples", "gold", *flags, cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    line = only_line(proc)
+    assert line.startswith("judgebox eval: --concurrency must be >= 1 and --retries >= 0; got ") and line.endswith(got)
+
+
+def test_a_second_eval_on_a_results_file_being_written_stops_at_once_naming_it(tmp_path):
+    """Two runs on one ``--results`` file both scored every sample (318 lines for 164 samples)."""
+    from judgebox.reward.results import JsonlAppender
+
+    results = tmp_path / "same.jsonl"
+    with JsonlAppender(results) as first:  # the first run, still writing
+        first.write({"task_id": "other/0", "sample_id": 0, "verdict": "accepted", "passed": True})
+        proc = judgebox("eval", "humaneval", "--samples", "gold", "--results", str(results), "--no-progress",
+                        cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == (f"judgebox eval: {results}: another process is writing these results now (a second "
+                               "run on the same file); wait for it to end, or give another output path")
+    assert len(results.read_text().splitlines()) == 1
