@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Optional, Union
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .config import SandboxSettings
 from .errors import (
@@ -101,3 +101,17 @@ def error_of(item: BatchItemError) -> SandboxError:
     kind = {429: SandboxOverloaded, 504: SandboxOverloaded, 502: SandboxUnavailable,
             503: SandboxUnavailable}.get(item.status_code, SandboxServerError)
     return kind(message, status_code=item.status_code)
+
+
+def request_list(requests: object) -> list:
+    """The requests of a client-side batch call as a list (any iterable of requests).
+
+    Raises:
+        TypeError: ``requests`` is one request (a dict, a model), text or not iterable: a string was
+            iterated into one 422 item per character.
+    """
+    if isinstance(requests, (str, bytes, bytearray, dict, BaseModel)) or not hasattr(requests, "__iter__"):
+        raise TypeError(f"requests: a list of run_tests requests (dicts or RunTestsRequest), not "
+                        f"{type(requests).__name__}; wrap a single request in a list")
+    return list(requests)
+

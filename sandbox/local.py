@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 
-from .batch import item_error, validation_detail
+from .batch import item_error, request_list, validation_detail
 from .config import SandboxSettings
 from .errors import Overloaded, SandboxOverloaded, SandboxServerError
 from .executor import Executor
@@ -89,7 +89,7 @@ class LocalSandbox:
         :class:`BatchItemError` (``index``, ``status_code`` 422 for an invalid request naming the
         fields, 500 if the engine failed on it). Raises nothing for an item."""
         items: list[Any] = []
-        for i, request in enumerate(requests):
+        for i, request in enumerate(request_list(requests)):
             try:
                 items.append(as_model(RunTestsRequest, request))
             except ValidationError as exc:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine, Optional, Sequence, 
 
 from pydantic import BaseModel, ValidationError
 
-from judgebox.sandbox.batch import item_error
+from judgebox.sandbox.batch import item_error, request_list
 from judgebox.sandbox.errors import SandboxRequestError
 from judgebox.sandbox.local import LocalSandbox
 from judgebox.sandbox.models import (
@@ -84,7 +84,7 @@ def _batch_items(requests: Sequence[Any]) -> tuple[list[Any], list[tuple[int, Ru
     """Each request validated (an invalid one is its 422 :class:`BatchItemError`), and the valid
     ones as ``(index, request)`` pairs for the transport."""
     items: list[Any] = []
-    for i, request in enumerate(requests):
+    for i, request in enumerate(request_list(requests)):
         try:
             items.append(validated(RunTestsRequest, request))
         except SandboxRequestError as exc:
@@ -300,6 +300,7 @@ class SandboxClient:
 
         Raises:
             SandboxRequestError: this client is closed.
+            TypeError: ``requests`` is not a list of requests (one dict, a string, ``None``).
         """
         if self.local:
             return self.local.run_tests_batch(requests)

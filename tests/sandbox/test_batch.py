@@ -169,3 +169,15 @@ def test_an_items_request_error_in_the_engine_keeps_its_status_embedded():
     got = LocalSandbox().run_tests_batch([MIXED[0], big])
     assert got[0].status == RunStatus.Success
     assert isinstance(got[1], BatchItemError) and (got[1].index, got[1].status_code) == (1, 422), got[1]
+
+
+@pytest.mark.parametrize("requests", ["abc", None, 5, MIXED[0]], ids=["str", "none", "int", "one-dict"])
+def test_something_other_than_a_list_of_requests_is_a_type_error_naming_the_argument(live_server, requests):
+    """A string was iterated into one 422 item per character; ``None`` was a bare "not iterable"."""
+    with SandboxClient(live_server) as client:
+        with pytest.raises(TypeError, match=r"^requests: a list of run_tests requests .*wrap a single request"):
+            client.run_tests_batch(requests)
+    with pytest.raises(TypeError, match=r"^requests: a list of run_tests requests"):
+        LocalSandbox().run_tests_batch(requests)
+    assert [shape(r) for r in LocalSandbox().run_tests_batch(iter([MIXED[0]]))] == \
+        [shape(r) for r in LocalSandbox().run_tests_batch([MIXED[0]])]  # any iterable still goes
