@@ -10,7 +10,7 @@ batch's own size is refused as a whole (HTTP 422 naming ``max_batch_items`` or `
 from __future__ import annotations
 
 import json
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from pydantic import BaseModel, ValidationError
 
@@ -67,10 +67,19 @@ def parse_batch(body: bytes, settings: SandboxSettings) -> list[Union[RunTestsRe
     return items
 
 
-def validation_detail(exc: ValidationError) -> str:
-    """``loc: msg`` of each error of ``exc``, joined by ``; `` (the input values are left out)."""
+def field_errors(errors: Any) -> str:
+    """``loc: msg`` of each error of a pydantic / FastAPI error list, joined by ``; `` (an error with
+    no location is the body's); anything else as text. One wording for every face: the server's
+    422 items, the embedded sandbox's and the client's."""
+    if not isinstance(errors, list):
+        return str(errors)
     return "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())) or 'body'}: {e.get('msg')}"
-                     for e in exc.errors(include_input=False, include_url=False))
+                     if isinstance(e, dict) else str(e) for e in errors)
+
+
+def validation_detail(exc: ValidationError) -> str:
+    """:func:`field_errors` of ``exc`` (the input values are left out)."""
+    return field_errors(exc.errors(include_input=False, include_url=False))
 
 
 def item_error(index: int, exc: BaseException) -> Optional[BatchItemError]:

@@ -36,10 +36,11 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine, Optional, Sequence, 
 
 from pydantic import BaseModel, ValidationError
 
-from judgebox.sandbox.batch import item_error, request_list
+from judgebox.sandbox.batch import field_errors, item_error, request_list, validation_detail
 from judgebox.sandbox.errors import SandboxRequestError
 from judgebox.sandbox.local import LocalSandbox
 from judgebox.sandbox.models import (
+    BatchItemError,
     RunCodeRequest,
     RunCodeResponse,
     RunJupyterRequest,
@@ -53,7 +54,7 @@ from judgebox.sandbox.models import (
 from judgebox.sandbox.sessions.handle import Session, create_session_request
 
 from .settings import ClientSettings
-from .transport import SESSION_START_S, BatchResult, HTTPSandbox, field_errors
+from .transport import SESSION_START_S, BatchResult, HTTPSandbox
 
 if TYPE_CHECKING:
     from .raysandbox import RaySandbox
@@ -87,8 +88,10 @@ def _batch_items(requests: Sequence[Any]) -> tuple[list[Any], list[tuple[int, Ru
     for i, request in enumerate(request_list(requests)):
         try:
             items.append(validated(RunTestsRequest, request))
-        except SandboxRequestError as exc:
-            items.append(item_error(i, exc))
+        except SandboxRequestError as exc:  # worded as the server's and the embedded sandbox's items
+            cause = exc.__cause__
+            items.append(BatchItemError(index=i, status_code=422, detail=validation_detail(cause))
+                         if isinstance(cause, ValidationError) else item_error(i, exc))
     return items, [(i, r) for i, r in enumerate(items) if isinstance(r, RunTestsRequest)]
 
 

@@ -46,7 +46,7 @@ from tenacity import (
     wait_random,
 )
 
-from judgebox.sandbox.batch import item_error
+from judgebox.sandbox.batch import field_errors, item_error
 from judgebox.sandbox.errors import (
     SandboxError,
     SandboxInfraError,
@@ -112,14 +112,6 @@ def request_timeout(request: Union[RunCodeRequest, RunJupyterRequest, Sequence[R
     if isinstance(request, RunCodeRequest):
         return request.compile_timeout + request.run_timeout + margin
     return request.total_timeout + margin
-
-
-def field_errors(errors: Any) -> str:
-    """``loc: msg`` for pydantic / FastAPI error lists; anything else as text."""
-    if not isinstance(errors, list):
-        return str(errors)
-    return "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}"
-                     if isinstance(e, dict) else str(e) for e in errors)
 
 
 async def run_tests_via_run_code(

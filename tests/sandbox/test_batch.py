@@ -181,3 +181,14 @@ def test_something_other_than_a_list_of_requests_is_a_type_error_naming_the_argu
         LocalSandbox().run_tests_batch(requests)
     assert [shape(r) for r in LocalSandbox().run_tests_batch(iter([MIXED[0]]))] == \
         [shape(r) for r in LocalSandbox().run_tests_batch([MIXED[0]])]  # any iterable still goes
+
+
+def test_a_bad_item_is_worded_alike_by_the_server_the_client_and_the_embedded_sandbox(live_server):
+    """The client prefixed ``invalid RunTestsRequest:`` and named a non-dict item's field ``''``;
+    the embedded sandbox and the server say ``body:``. One wording everywhere."""
+    bad = [{"code": "x", "language": "nope", "cases": CASES}, 5, {"language": "python"}]
+    server = [r.detail for r in RunTestsBatchResponse.model_validate(post_batch(live_server, bad).json()).results]
+    assert server[1].startswith("body: ") and server[2].startswith("code: Field required; cases: Field required")
+    with SandboxClient(live_server) as client:
+        assert [r.detail for r in client.run_tests_batch(bad)] == server
+    assert [r.detail for r in LocalSandbox().run_tests_batch(bad)] == server
