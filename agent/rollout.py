@@ -22,7 +22,7 @@ import asyncio
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from pydantic import Field
 
@@ -161,23 +161,34 @@ class Rollout:
         record.update(task_id=problem.task_id, sample_index=index, sample_id=index)
         return record
 
-    async def run(self, ks: Iterable[int] = (1,), progress: bool = True) -> RolloutSummary:
-        """Run every pending trajectory, appending records as they finish; return the summary."""
+    async def run(self, ks: Iterable[int] = (1,), progress: bool = True,
+                  announce: Optional[Callable[[dict, list], None]] = None) -> RolloutSummary:
+        """Run every pending trajectory, appending records as they finish; return the summary.
+
+        The output file is locked first (one run per file: a second one stops before it starts an
+        engine), then read: ``announce(done, pending)`` (the :meth:`plan`) is called before anything runs.
+
+        Raises:
+            ValueError: another process is writing the output file.
+        """
         from tqdm import tqdm
 
-        done, pending = self.plan()
-        self.check_prompts()
-        if pending:
-            await self.loop.check_engine()  # the engine's context and the config agree, before any trajectory
-        before = set(done)
-        by_id = {p.task_id: p for p in self.problems}
-        order = {k: i for i, k in enumerate(self.keys())}
-        start = time.perf_counter()
-        bar = tqdm(total=len(order), initial=len(order) - len(pending), unit="traj", disable=not progress,
-                   desc=self.dataset, dynamic_ncols=True)
-        semaphore = asyncio.Semaphore(self.concurrency)
         self.out_path.parent.mkdir(parents=True, exist_ok=True)
         with JsonlAppender(self.out_path) as out:
+            done, pending = self.plan()
+            if announce is not None:
+                announce(done, pending)
+            self.check_prompts()
+            if pending:
+                await self.loop.check_engine()  # the engine's context and the config agree, before any trajectory
+            before = set(done)
+            by_id = {p.task_id: p for p in self.problems}
+            order = {k: i for i, k in enumerate(self.keys())}
+            start = time.perf_counter()
+            bar = tqdm(total=len(order), initial=len(order) - len(pending), unit="traj", disable=not progress,
+                       desc=self.dataset, dynamic_ncols=True)
+            semaphore = asyncio.Semaphore(self.concurrency)
+
             async def one(key: tuple[str, int]) -> None:
                 async with semaphore:
                     record = await self.trajectory(by_id[key[0]], key[1], order[key])

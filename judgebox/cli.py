@@ -519,11 +519,12 @@ def _rollout(args: argparse.Namespace) -> int:
                                     retries=args.retries, dataset=name)
             rollout = Rollout(problems, loop, out, n=args.n, sampling_params=sampling, evaluation=evaluation,
                               concurrency=args.concurrency, system=args.system, dataset=name)
-            done, pending = rollout.plan()
-            if done:
-                print(f"resuming from {out}: keeping {len(rollout.keys()) - len(pending)} of "
-                      f"{len(rollout.keys())} trajectories; running {len(pending)}")
-            return await rollout.run(args.k, progress=not args.no_progress)
+            def announce(done: dict, pending: list) -> None:
+                if done:
+                    print(f"resuming from {out}: keeping {len(rollout.keys()) - len(pending)} of "
+                          f"{len(rollout.keys())} trajectories; running {len(pending)}")
+
+            return await rollout.run(args.k, progress=not args.no_progress, announce=announce)
         finally:
             await backend.close()
 
