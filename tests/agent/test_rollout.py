@@ -117,3 +117,21 @@ def test_bug205_unscorable_trajectories_are_counted_apart_never_as_zero(tmp_path
     assert (summary.mean_reward, summary.n_unscorable, summary.unscorable_reasons,
             summary.unscorable_groups) == (2 / 3, 5, {"infrastructure": 5}, 1)
     assert summary.pass_at_k == {"pass@1": pytest.approx(2 / 3)} and summary.n_scored == 3  # n = 3, c = 2
+
+
+def test_a_second_rollout_on_a_file_being_written_stops_before_its_engine(tmp_path, tiny_tokenizer, arun):
+    """A second run on one output file stops at the lock, before it asks its engine anything (it
+    used to start the engine, then stop at its first write)."""
+    from judgebox.reward.results import JsonlAppender
+
+    class NoEngine:  # any call is the failure this test guards against
+        def __getattr__(self, name):
+            raise AssertionError(f"the engine was used ({name}) before the lock was checked")
+
+    problems = load_problems(mbpp_file(tmp_path), "mbpp")
+    loop = ToolAgentLoop(AgentLoopConfig(max_tool_rounds=1), tiny_tokenizer, NoEngine())
+    out = tmp_path / "traj.jsonl"
+    with JsonlAppender(out):
+        with pytest.raises(ValueError, match="another process is writing these results now"):
+            arun(Rollout(problems, loop, out, n=1, dataset="tiny-mbpp").run(ks=[1], progress=False))
+    assert out.read_text() == ""
