@@ -126,6 +126,7 @@ class Executor:
         #: :data:`PRELOAD_SETS`; a request with another set is forked from the plain one)
         self._preloaded: dict[tuple[str, ...], ForkServer] = {}
         self._preload_used: dict[tuple[str, ...], float] = {}  # set -> last use (time.monotonic())
+        self._replaced: list[ForkServer] = []  # replaced preload fork-servers: their counts stay counted
         self._preloaded_lock = threading.Lock()
 
     # ----------------------------------------------------------------------------- building blocks
@@ -274,6 +275,7 @@ class Executor:
                         return plain
                     evicted = self._preloaded.pop(idlest)
                     del self._preload_used[idlest]
+                    self._replaced.append(evicted)
                 server = self._preloaded[preload] = ForkServer(
                     plain.python, plain.env, plain.home, plain.stack_bytes, preload=preload)
             self._preload_used[preload] = now
@@ -285,8 +287,8 @@ class Executor:
         """The fork-servers' counts together (:meth:`ForkServer.stats`); ``None``: the fork-server is off."""
         if self.forkserver is None:
             return None
-        with self._preloaded_lock:
-            servers = [self.forkserver, *self._preloaded.values()]
+        with self._preloaded_lock:  # the replaced ones too: the counters never go down
+            servers = [self.forkserver, *self._preloaded.values(), *self._replaced]
         return {k: sum(s.stats()[k] for s in servers) for k in self.forkserver.stats()}
 
     def compile(self, recipe: Recipe, code: str, files: dict[str, bytes], workdir: str, env: dict[str, str],

@@ -119,8 +119,11 @@ def test_a_new_set_replaces_the_least_recently_used_once_it_has_been_idle(monkey
         assert _out(box, code, [m]) == f"['{m}']\n"
     zygote = box.executor._preloaded[("json",)]._zygote.proc
     assert _out(box, code, ["bisect"]) == "[]\n"  # every set was used within PRELOAD_IDLE_S: the plain one
+    before = box.executor.forkserver_stats()
     monkeypatch.setattr(executor_module, "PRELOAD_IDLE_S", 0.0)
     assert _out(box, code, ["bisect"]) == "['bisect']\n"  # json's, the least recently used, is replaced
+    after = box.executor.forkserver_stats()  # /metrics counters: json's runs stay counted
+    assert (after["forked"], after["started"]) == (before["forked"] + 1, before["started"] + 1)
     assert sorted(box.executor._preloaded) == sorted((m,) for m in modules[1:])
     assert zygote.wait(timeout=10) is not None  # the replaced fork-server was stopped
     assert _out(box, code, ["json"]) == "['json']\n"  # json comes back in the place of ast's
