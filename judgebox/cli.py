@@ -334,7 +334,14 @@ def _ks(text: str) -> list[int]:
 def _eval(args: argparse.Namespace) -> int:
     import os
 
-    from judgebox.reward.evaluate import Evaluation, check_sanitizable, dataset_samples, read_samples, unattempted
+    from judgebox.reward.evaluate import (
+        Evaluation,
+        check_run_options,
+        check_sanitizable,
+        dataset_samples,
+        read_samples,
+        unattempted,
+    )
     from judgebox.reward.loaders import load_dataset
     from judgebox.reward.report import print_table, write_chart, write_summary
 
@@ -364,8 +371,7 @@ def _eval(args: argparse.Namespace) -> int:
         check_sanitizable(problems)
     attempted = {s.task_id for s in samples}
     concurrency = 2 * (os.cpu_count() or 1) if args.concurrency is None else args.concurrency
-    if concurrency < 1 or args.retries < 0:  # before the embedded sandbox's settings take it
-        raise UsageError(f"--concurrency must be >= 1 and --retries >= 0; got {concurrency} and {args.retries}")
+    check_run_options(concurrency, args.retries)  # before the embedded sandbox's settings take it
     client = checked_client(args.sandbox_url, manifest, [p for p in problems if p.task_id in attempted], concurrency)
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,

@@ -194,6 +194,13 @@ def result_row(sample: Sample, judgement: Judgement, elapsed: float, attempts: i
     return row
 
 
+def check_run_options(concurrency: int, retries: int) -> None:
+    """Raise ``ValueError`` (the message names the ``judgebox eval`` flags) unless ``concurrency`` (samples
+    judged at once) is at least 1 and ``retries`` (attempts after an infrastructure error) at least 0."""
+    if concurrency < 1 or retries < 0:
+        raise ValueError(f"--concurrency must be >= 1 and --retries >= 0; got {concurrency} and {retries}")
+
+
 class Evaluation:
     """Scores samples of one dataset into a results jsonl and summarises them.
 
@@ -214,8 +221,7 @@ class Evaluation:
     def __init__(self, problems: list[Problem], results_path: Path, *, client=None,
                  concurrency: int = 8, retries: int = 2, stop_on_first_failure: bool = False,
                  dataset: str = "dataset", sanitize: bool = False) -> None:
-        if concurrency < 1 or retries < 0:
-            raise ValueError(f"--concurrency must be >= 1 and --retries >= 0; got {concurrency} and {retries}")
+        check_run_options(concurrency, retries)
         self.problems = {p.task_id: p for p in problems}
         self.results_path = Path(results_path)
         #: older lines of a sample the results file held (counted once, the newest; BUG-211)
