@@ -93,7 +93,10 @@ def test_a_name_that_cannot_be_preloaded_is_refused_naming_the_field(names, says
 
 
 @pytest.mark.slow
-def test_past_the_preload_sets_limit_runs_are_forked_from_the_plain_fork_server():
+def test_past_the_preload_sets_limit_runs_are_forked_from_the_plain_fork_server(monkeypatch):
+    from judgebox.sandbox import executor as executor_module
+
+    monkeypatch.setattr(executor_module, "PRELOAD_IDLE_S", 1e9)  # no set goes idle, however slow the runs
     box = LocalSandbox()
     modules = ("json", "ast", "csv", "heapq", "shlex", "glob", "textwrap", "getopt", "bisect")  # none imports another
     sets = [[m] for m in modules]
@@ -112,13 +115,14 @@ def test_a_new_set_replaces_the_least_recently_used_once_it_has_been_idle(monkey
     new set takes its place; the replaced fork-server is stopped, and its set is forked again."""
     from judgebox.sandbox import executor as executor_module
 
+    monkeypatch.setattr(executor_module, "PRELOAD_IDLE_S", 1e9)  # no set goes idle, however slow the runs
     box = LocalSandbox()
     modules = ("json", "ast", "csv", "heapq", "shlex", "glob", "textwrap", "getopt", "bisect")
     code = f"import sys\nprint(sorted(m for m in {modules!r} if m in sys.modules))\n"
     for m in modules[:PRELOAD_SETS]:
         assert _out(box, code, [m]) == f"['{m}']\n"
     zygote = box.executor._preloaded[("json",)]._zygote.proc
-    assert _out(box, code, ["bisect"]) == "[]\n"  # every set was used within PRELOAD_IDLE_S: the plain one
+    assert _out(box, code, ["bisect"]) == "[]\n"  # no set has been idle PRELOAD_IDLE_S: the plain one
     before = box.executor.forkserver_stats()
     monkeypatch.setattr(executor_module, "PRELOAD_IDLE_S", 0.0)
     assert _out(box, code, ["bisect"]) == "['bisect']\n"  # json's, the least recently used, is replaced
