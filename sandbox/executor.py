@@ -31,6 +31,7 @@ from .languages import (
     Recipe,
     install_hint,
     installed_languages,
+    languages_on_path,
     toolchain_env,
     toolchain_version,
 )
@@ -79,8 +80,12 @@ class Executor:
         self.settings = settings or SandboxSettings()
         python = self.settings.python
         runtime = self.settings.program_runtime
-        found = {name: RECIPES[name].executable(python)
-                 for name in installed_languages(python, runtime.node_path if runtime else None)}
+        # the module probes (interpreters, ``node``) run while the isolation is probed: the
+        # toolchains the view shows are those on PATH, which the probes only narrow by module
+        probes = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgebox-probe")
+        usable = probes.submit(installed_languages, python, runtime.node_path if runtime else None)
+        probes.shutdown(wait=False)
+        on_path = {name: recipe.executable(python) for name, recipe in languages_on_path(python).items()}
         # not "<tmp>/judgebox": a folder of the package's name in a process's working folder (a
         # script run from /tmp) would shadow an editable install of ``judgebox`` for that process
         self.root = self.settings.workdir_root or os.path.join(tempfile.gettempdir(), "judgebox-runs")
@@ -91,10 +96,11 @@ class Executor:
         for d in prebuilt_dirs:
             os.makedirs(d, mode=0o755, exist_ok=True)
         homes = toolchain_env()  # the runtime's folder is shown read-only, as a toolchain's
-        self.isolation = Isolation(self.settings, sorted(set(found.values())), self.root,
+        self.isolation = Isolation(self.settings, sorted(set(on_path.values())), self.root,
                                    [self.gocache, *prebuilt_dirs],
                                    [*(homes[k] for k in ("RUSTUP_HOME", "CARGO_HOME", "JAVA_HOME", "GOROOT") if k in homes),
                                     *([runtime.folder] if runtime else [])])
+        found = {name: on_path[name] for name in usable.result()}
         blocked = self.isolation.unreachable if self.isolation.uids else {}
         #: languages whose toolchain the run uid cannot execute: name -> (program, folder lacking o+x)
         self._blocked = {n: (p, blocked[p]) for n, p in found.items() if p in blocked}

@@ -3,7 +3,9 @@
 Each :class:`Recipe` says which file the code is written to, how it is compiled (if at all), how it
 is run, and how to ask the toolchain for its version. ``{python}`` in a command is replaced with the
 configured interpreter, ``{source}`` with the file name, ``{main}`` with the entry name (the Java
-public class) and ``{cpp_std}`` with the C++ standard. Adding a language is adding one row.
+public class) and ``{cpp_std}`` with the C++ standard; the element ``{cpp_libraries}`` becomes
+:func:`cpp_libraries`' flags (zero or more arguments, looked up at the first C++ command, not at
+import). Adding a language is adding one row.
 
 Compiler flags follow common online judges: ``g++ -O2 -std=gnu++20`` (the newest standard g++ 12
 supports well; ICPC/DOMjudge compile with ``-std=gnu++20``, DOMjudge PR #2340), another standard per
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
+import json
 import os
 import re
 import shutil
@@ -152,6 +155,10 @@ def java_entry_class(code: str) -> str:
     return f"{package.group(1)}.{name}" if package else name
 
 
+#: The command-template element that stands for :func:`cpp_libraries`' flags.
+CPP_LIBRARIES = "{cpp_libraries}"
+
+
 @functools.lru_cache(maxsize=1)
 def cpp_libraries() -> tuple[str, ...]:
     """``-l`` flags for the libraries C++ programs may use beyond the standard library: OpenSSL's
@@ -213,8 +220,14 @@ class Recipe:
         main = self.main(code)
         source = self.source.format(main=main)
         entry = self.entry(code) if self.entry else main
-        return [t.format(python=python, source=source, main=main, entry=entry, cpp_std=cpp_std or DEFAULT_CPP_STD)
-                for t in template]
+        out = []
+        for t in template:
+            if t == CPP_LIBRARIES:
+                out += cpp_libraries()
+            else:
+                out.append(t.format(python=python, source=source, main=main, entry=entry,
+                                    cpp_std=cpp_std or DEFAULT_CPP_STD))
+        return out
 
     def source_name(self, code: str) -> str:
         """The file name ``code`` is written to."""
@@ -232,7 +245,7 @@ RECIPES: dict[str, Recipe] = {
         Recipe("pytest", "test_main.py", ("{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_main.py"),
                version=("{python}", "-m", "pytest", "--version"), module="pytest"),
         Recipe("cpp", "main.cpp", ("./main",), compile=("g++", "-O2", "-std={cpp_std}", "-pipe", "-o", "main", "main.cpp",
-                                                        *cpp_libraries()),
+                                                        CPP_LIBRARIES),
                version=("g++", "--version"), outputs=("main",)),
         Recipe("java", "{main}.java", ("java", "-ea", "-Xss256m", *JVM_START, "-cp", JAVA_CLASSPATH, "{entry}"),
                compile=("javac", *(f"-J{o}" for o in JAVAC_JVM), "-encoding", "UTF-8", "-d", ".", "-cp",
@@ -285,7 +298,7 @@ RECIPES: dict[str, Recipe] = {
         # member is linked only when ``main`` is still undefined)
         Recipe("gtest", "main.cpp", ("./main",),
                compile=("g++", "-O2", "-std={cpp_std}", "-pipe", "-o", "main", "main.cpp", "-lgtest_main", "-lgtest",
-                        "-pthread", *cpp_libraries()),
+                        "-pthread", CPP_LIBRARIES),
                version=("g++", "--version"), outputs=("main",)),
         # SQLite: the code is a script against an in-memory database; ``-bail``: the first error
         # stops it with exit status 1
@@ -405,14 +418,25 @@ def _importable(python: str, module: str) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def _resolvable(node_path: Optional[str], module: str) -> bool:
-    if not node_path:
-        return False
+def _resolvable(node_path: Optional[str], modules: tuple[str, ...]) -> frozenset[str]:
+    """Which of ``modules`` Node.js resolves from ``node_path``: one ``node`` for all of them (a
+    Node.js start is ~40 ms of CPU)."""
+    if not node_path or not modules:
+        return frozenset()
+    script = ("for (const m of JSON.parse(process.argv[1])) "
+              "{ try { require.resolve(m); console.log(m) } catch (e) {} }")
     try:
-        return subprocess.run(["node", "-e", f"require.resolve({module!r})"], capture_output=True, timeout=60,
-                              env={**os.environ, "NODE_PATH": node_path}).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+        out = subprocess.run(["node", "-e", script, json.dumps(list(modules))], capture_output=True, text=True,
+                             timeout=60, env={**os.environ, "NODE_PATH": node_path})
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(out.stdout.split()) & set(modules) if out.returncode == 0 else frozenset()
+
+
+def languages_on_path(python: str) -> dict[str, "Recipe"]:
+    """The recipes whose first program is on ``PATH`` (or is the configured interpreter), by name,
+    before any module probe: :func:`installed_languages` is a subset of these."""
+    return {n: r for n, r in RECIPES.items() if _which(r.executable(python))}
 
 
 def installed_languages(python: str, node_path: Optional[str] = None) -> list[str]:
@@ -420,17 +444,17 @@ def installed_languages(python: str, node_path: Optional[str] = None) -> list[st
     and, for recipes that name a :attr:`Recipe.module`, whose interpreter finds it (``pytest``
     under an interpreter without it would otherwise fail every program as a wrong answer); a recipe
     that names a :attr:`Recipe.node_module` needs it resolvable from ``node_path`` (the program
-    runtime's ``node_modules``). The module probes (an interpreter each) run at once: one after the
-    other they were 0.3 s of every start."""
-    on_path = {n: r for n, r in RECIPES.items() if _which(r.executable(python))}
-
-    def usable(recipe: Recipe) -> bool:
-        return ((recipe.module is None or _importable(python, recipe.module))
-                and (recipe.node_module is None or _resolvable(node_path, recipe.node_module)))
-
+    runtime's ``node_modules``). The probes (one interpreter per module, one ``node`` for every
+    Node.js module) run at once: one after the other they were 0.3 s of every start."""
+    on_path = languages_on_path(python)
+    node_modules = tuple(sorted({r.node_module for r in on_path.values() if r.node_module}))
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        ok = dict(zip(on_path, pool.map(usable, on_path.values())))
-    return sorted(n for n in on_path if ok[n])
+        resolved = pool.submit(_resolvable, node_path, node_modules)
+        importable = dict(zip(on_path, pool.map(lambda r: r.module is None or _importable(python, r.module),
+                                                on_path.values())))
+        resolved = resolved.result()
+    return sorted(n for n, r in on_path.items()
+                  if importable[n] and (r.node_module is None or r.node_module in resolved))
 
 
 @functools.lru_cache(maxsize=None)

@@ -168,7 +168,7 @@ class Isolation:
                  shared: Sequence[str] = (), homes: Sequence[str] = ()) -> None:
         self.settings = settings
         self.full = settings.isolation == "full"
-        toolchains = (settings.python, *toolchains)
+        toolchains = tuple(dict.fromkeys((settings.python, *toolchains)))  # each probed once
         is_root = os.geteuid() == 0
         if self.full and not is_root:
             raise IsolationUnavailable("every namespace-based protection",

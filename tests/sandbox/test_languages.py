@@ -7,7 +7,17 @@ import time
 
 import pytest
 
-from judgebox.sandbox.languages import PACKAGES, RECIPES, install_hint, java_main_class, toolchain_env
+from judgebox.sandbox.languages import (
+    CPP_LIBRARIES,
+    PACKAGES,
+    RECIPES,
+    _resolvable,
+    cpp_libraries,
+    install_hint,
+    java_main_class,
+    toolchain_env,
+)
+from judgebox.sandbox.runtime import find_runtime
 from judgebox.sandbox.speedups.gostd import TRIM_REFRESH_S, fresh_trim
 
 JAVA_SOURCES = {
@@ -51,6 +61,31 @@ def test_judge_style_compiler_flags():
     rust = RECIPES["rust"].compile
     assert rust[:4] == ("rustc", "-O", "-C", "overflow-checks=on") and "--edition" in rust
 
+
+
+def test_cpp_libraries_expand_where_the_template_names_them():
+    """The OpenSSL flags are looked up at the first C++ command, not at import, and take the
+    template element's place: zero or more arguments, never the placeholder itself."""
+    for name in ("cpp", "gtest"):
+        recipe = RECIPES[name]
+        assert CPP_LIBRARIES in recipe.compile
+        argv = recipe.argv(recipe.compile, "", "python3")
+        assert CPP_LIBRARIES not in argv
+        at = recipe.compile.index(CPP_LIBRARIES)
+        assert argv[at:at + len(cpp_libraries())] == list(cpp_libraries())
+    if os.path.exists("/usr/include/openssl/md5.h"):  # libssl-dev: g++ links them
+        assert cpp_libraries() == ("-lcrypto", "-lssl")
+
+
+def test_node_modules_are_probed_by_one_node():
+    """Every Node.js module a recipe needs is looked up by one ``node``: those that resolve from
+    the runtime's ``node_modules`` are found, a missing one is not, no ``node_path`` finds none."""
+    runtime = find_runtime(None)
+    if runtime is None or not runtime.node_path:
+        pytest.skip("no program runtime with node_modules (judgebox runtime build)")
+    found = _resolvable(runtime.node_path, ("jest", "judgebox-no-such-module", "tsx/cjs"))
+    assert found == {"jest", "tsx/cjs"}
+    assert _resolvable(None, ("jest",)) == frozenset()
 
 def test_rust_finds_its_toolchain_with_a_scrubbed_home(local_sandbox):
     """Programs get HOME = their working dir; rustup still finds the server's toolchain."""
