@@ -49,7 +49,10 @@ class Admission:
         # counted, not read from the semaphore: requests that arrive in one loop tick have not
         # taken their slots yet when the next one looks (``wait_for`` acquires in its own task)
         if self.waiting + self.running >= self.max_concurrency + self.max_queue:
-            raise Overloaded(f"queue full ({self.waiting} waiting, max_queue={self.max_queue})",
+            # requests counted as waiting may still be about to take a free slot: the queue is
+            # what is in flight beyond the slots
+            queued = self.waiting + self.running - self.max_concurrency
+            raise Overloaded(f"queue full ({queued} waiting, max_queue={self.max_queue})",
                              "queue_full", retry_after=1.0)
         start = time.monotonic()
         self.waiting += 1

@@ -204,3 +204,5 @@ async def test_requests_arriving_in_one_loop_tick_never_queue_past_max_queue():
     release.set()
     outcomes = await asyncio.gather(*tasks, return_exceptions=True)
     assert [o if isinstance(o, str) else o.reason for o in outcomes] == ["ran", "ran", "queue_full", "queue_full"]
+    # the refusal counts the queue, not the requests about to take the free slot with it
+    assert {str(o) for o in outcomes[2:]} == {"queue full (1 waiting, max_queue=1)"}
