@@ -6,8 +6,10 @@ server's whole image per run costs milliseconds. So :meth:`PidNamespace.spawning
 of a command in the server thread:
 
 1. ``unshare(CLONE_NEWPID)`` in that thread only: its next children go into a new namespace;
-2. the namespace's init, ``sleep infinity`` with ``SIGCHLD`` ignored (:data:`INIT`: coreutils'
-   ``env --ignore-signal=CHLD`` execs it, no fork), is started (``vfork``: cheap) and becomes pid 1;
+2. the namespace's init, a process that only waits with ``SIGCHLD`` ignored, is started (``vfork``:
+   cheap) and becomes pid 1: the native init (:func:`native_init`, built once per workdir root
+   when a C compiler is installed), else coreutils' ``env --ignore-signal=CHLD sleep infinity``
+   (:data:`INIT`);
 3. the caller starts the program, which becomes pid 2 (still the server's direct child, so its
    exit status, ``wait4`` rusage and pidfd are exactly those of an ordinary child); its pre-exec
    set-up checks that it is pid 2 (:func:`judgebox.sandbox.isolation.childsetup.check_program_pid`) and mounts ``/proc`` there;
@@ -35,6 +37,7 @@ background reaper and logged, so a request never holds its slot, nor the server'
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import shutil
@@ -42,7 +45,7 @@ import signal
 import subprocess
 import threading
 import time
-from typing import Iterator
+from typing import Iterator, Optional, Sequence
 
 from . import linux
 from .kill import pid_alive
@@ -53,15 +56,118 @@ from .kill import pid_alive
 INIT = [shutil.which("env", path="/usr/bin:/bin") or "/usr/bin/env", "--ignore-signal=CHLD",
         shutil.which("sleep", path="/usr/bin:/bin") or "/bin/sleep", "infinity"]
 _TAG = "JUDGEBOX_INIT_OF="
+#: The native init's source: ``SIGCHLD`` ignored, then ``ppoll`` with nothing to wait for, forever,
+#: through raw system calls. No C library: its start is one ``exec`` with nothing loaded or probed
+#: (``env`` then ``sleep``, two dynamically linked programs, cost ~1.5 ms of CPU per run on a
+#: 2-core VM, most of it the C library's start-up; this ~0.1 ms).
+INIT_SOURCE = r"""
+#include <asm/unistd.h>
+struct kernel_sigaction { unsigned long handler, flags, restorer, mask; };
+static const struct kernel_sigaction ignore = {1 /* SIG_IGN */, 0, 0, 0};
+#if defined(__x86_64__)
+static long sys4(long n, long a, long b, long c, long d) {
+    long r;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile ("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+    return r;
+}
+#elif defined(__aarch64__)
+static long sys4(long n, long a, long b, long c, long d) {
+    register long x8 __asm__("x8") = n, x0 __asm__("x0") = a, x1 __asm__("x1") = b, x2 __asm__("x2") = c,
+        x3 __asm__("x3") = d;
+    __asm__ volatile ("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    return x0;
+}
+#else
+#error "no native init for this architecture"
+#endif
+void _start(void) {
+    sys4(__NR_rt_sigaction, 17 /* SIGCHLD */, (long)&ignore, 0, 8);
+    for (;;)
+        sys4(__NR_ppoll, 0, 0, 0, 0);
+}
+"""
+#: Bit of ``SIGCHLD`` (17) in ``/proc/<pid>/status``'s ``SigIgn`` mask.
+_SIGCHLD_BIT = 1 << (signal.SIGCHLD - 1)
 #: Seconds a request waits for the PID namespaces of its commands to end.
 REAP_DEADLINE_S = 5.0
 log = logging.getLogger("judgebox.pidns")
 
 
-class PidNamespace:
-    """The PID namespaces of one request (a fresh one per command); thread-safe per run."""
+def native_init(folder: str) -> Optional[list[str]]:
+    """The native init (:data:`INIT_SOURCE`) as an argv, built into ``folder`` (once per source and
+    compiler: the file name carries their hash) with the system C compiler, and checked: started,
+    it must wait with ``SIGCHLD`` ignored. ``None`` (with a log line) when there is no compiler,
+    the architecture has no code above, or the build or the check fails: :data:`INIT` serves then."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return None
+    digest = hashlib.sha256(INIT_SOURCE.encode() + os.path.realpath(cc).encode()).hexdigest()[:16]
+    path = os.path.join(folder, f"init-{digest}")
+    if not os.path.exists(path):
+        os.makedirs(folder, mode=0o755, exist_ok=True)
+        part = f"{path}.{os.getpid()}.{threading.get_ident()}.part"
+        try:
+            built = subprocess.run([cc, "-x", "c", "-O2", "-static", "-nostdlib", "-fno-stack-protector",
+                                    "-fno-asynchronous-unwind-tables", "-o", part, "-"], input=INIT_SOURCE.encode(),
+                                   capture_output=True, timeout=60)
+            if built.returncode != 0:
+                log.info("native PID-namespace init not built (%s); env+sleep serves",
+                         built.stderr.decode(errors="replace").strip()[-300:])
+                return None
+            os.chmod(part, 0o755)
+            os.replace(part, path)  # atomic: servers sharing the folder never run a partial file
+        except (OSError, subprocess.SubprocessError) as exc:
+            log.info("native PID-namespace init not built (%s); env+sleep serves", exc)
+            return None
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(part)
+    for p in (folder, path):  # run as root by the server: nobody else may have been able to write it
+        st = os.stat(p)
+        if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            log.warning("native PID-namespace init not used: %s is owned by uid %d with mode %o; "
+                        "env+sleep serves", p, st.st_uid, st.st_mode & 0o7777)
+            return None
+    return [path] if _waits_ignoring_sigchld([path]) else None
 
-    def __init__(self) -> None:
+
+def _waits_ignoring_sigchld(argv: Sequence[str]) -> bool:
+    """Whether ``argv``, started, stays alive and asleep with ``SIGCHLD`` ignored (checked for 2 s)."""
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        log.warning("native PID-namespace init %s does not start (%s); env+sleep serves", argv[0], exc)
+        return False
+    try:
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end and proc.poll() is None:
+            try:
+                with open(f"/proc/{proc.pid}/status") as f:
+                    fields = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+                if fields["State"].split()[0] == "S" and int(fields["SigIgn"], 16) & _SIGCHLD_BIT:
+                    return True
+            except (OSError, KeyError, ValueError):
+                pass
+            time.sleep(0.005)
+        log.warning("native PID-namespace init %s does not wait with SIGCHLD ignored (exit %s); "
+                    "env+sleep serves", argv[0], proc.poll())
+        return False
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+class PidNamespace:
+    """The PID namespaces of one request (a fresh one per command); thread-safe per run.
+
+    Args:
+        init: the argv of each namespace's init (:func:`native_init`'s, or :data:`INIT`).
+    """
+
+    def __init__(self, init: Sequence[str] = INIT) -> None:
+        self._init = list(init)
         self._inits: list[subprocess.Popen] = []
 
     @contextlib.contextmanager
@@ -77,7 +183,7 @@ class PidNamespace:
             linux.unshare(linux.CLONE_NEWPID)
             try:
                 self._inits.append(subprocess.Popen(
-                    INIT, env={_TAG[:-1]: str(os.getpid())}, stdin=subprocess.DEVNULL,
+                    self._init, env={_TAG[:-1]: str(os.getpid())}, stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
                 yield
             finally:

@@ -193,6 +193,9 @@ class Isolation:
             self.view = FilesystemView(root or tempfile.gettempdir(), [*_install_dirs(toolchains), *homes], shared)
             remove_stale_disks(root or tempfile.gettempdir())
             pidns.remove_stale()
+        #: the argv of each run's PID-namespace init (full isolation)
+        self.init = (pidns.native_init(os.path.join(root or tempfile.gettempdir(), ".init")) or pidns.INIT
+                     if self.view else pidns.INIT)
         self.unreachable = {} if self.view else \
             {p: b for p in toolchains if (b := blocked_for_others(p)) and shutil.which(p)}
         self.uid_note = self._uid_obstacle() if is_root and settings.isolate_user else None
@@ -373,7 +376,7 @@ class Isolation:
                 stack.callback(kill_uid, uid)
             pid_ns = None
             if self.view:
-                pid_ns = pidns.PidNamespace()
+                pid_ns = pidns.PidNamespace(self.init)
                 stack.callback(pid_ns.reap)
             yield self._build(folder, uid, cg, memory, disk, pid_ns)
 
