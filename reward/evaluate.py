@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 from pydantic import BaseModel
-from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential
 
 from judgebox.reward.judge import ajudge
 from judgebox.reward.loaders import Problem, read_rows
@@ -248,6 +247,8 @@ class Evaluation:
             attempts += 1
             return await ajudge(spec, code, client=self.client,
                                 stop_on_first_failure=self.stop_on_first_failure)
+
+        from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential  # ~15 ms: at use
 
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retries + 1), wait=wait_exponential(multiplier=0.5, max=10),

@@ -451,6 +451,10 @@ class BatchItemError(BaseModel):
     retry_after: Optional[float] = None
 
 
+#: One item's answer in a batch.
+BatchResult = Union[RunTestsResponse, BatchItemError]
+
+
 def _batch_item_kind(value: Any) -> str:
     """``"error"`` for a :class:`BatchItemError` (or its JSON: it alone has ``status_code``), else ``"result"``."""
     if isinstance(value, dict):

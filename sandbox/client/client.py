@@ -41,6 +41,7 @@ from judgebox.sandbox.errors import SandboxRequestError
 from judgebox.sandbox.local import LocalSandbox
 from judgebox.sandbox.models import (
     BatchItemError,
+    BatchResult,
     RunCodeRequest,
     RunCodeResponse,
     RunJupyterRequest,
@@ -51,13 +52,13 @@ from judgebox.sandbox.models import (
     SessionRunRequest,
     SessionRunResult,
 )
-from judgebox.sandbox.sessions.handle import Session, create_session_request
+from judgebox.sandbox.sessions.handle import SESSION_START_S, Session, create_session_request
 
 from .settings import ClientSettings
-from .transport import SESSION_START_S, BatchResult, HTTPSandbox
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported when a URL is used: httpx and tenacity are ~0.1 s of an embedded start
     from .raysandbox import RaySandbox
+    from .transport import HTTPSandbox
 
 __all__ = ["ClientSettings", "SandboxClient"]
 
@@ -209,6 +210,8 @@ class SandboxClient:
 
             import_ray()  # an error naming the extra now, not at the first call
             return RaySandbox(rays[0], self.settings)
+        from .transport import HTTPSandbox
+
         try:
             return HTTPSandbox(self._urls, self.settings)
         except ValueError as exc:

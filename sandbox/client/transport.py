@@ -59,6 +59,7 @@ from judgebox.sandbox.errors import (
 )
 from judgebox.sandbox.models import (
     BatchItemError,
+    BatchResult,
     CommandRunStatus,
     CreateSessionRequest,
     RunCodeRequest,
@@ -72,6 +73,7 @@ from judgebox.sandbox.models import (
     SessionInfo,
     overall_status,
 )
+from judgebox.sandbox.sessions.handle import SESSION_START_S
 
 from .endpoints import EndpointPool
 from .settings import ClientSettings
@@ -84,13 +86,8 @@ M = TypeVar("M", bound=BaseModel)
 
 #: Answers that mean "alive but busy": retried with backoff, the endpoint is not blamed.
 OVERLOAD_STATUS = (429, 503, 504)
-#: Seconds a session's kernel may take to start (the server's ``KERNEL_STARTUP_TIMEOUT``).
-SESSION_START_S = 60.0
 #: Seconds an item of a batch may wait for a slot (the server's default ``queue_timeout``).
 BATCH_QUEUE_S = 60.0
-
-#: One item's answer in a batch.
-BatchResult = Union[RunTestsResponse, BatchItemError]
 
 
 def request_timeout(request: Union[RunCodeRequest, RunJupyterRequest, Sequence[RunTestsRequest]],

@@ -14,6 +14,9 @@ from typing import Any, Optional, Protocol
 from judgebox.sandbox.errors import SessionNotFound
 from judgebox.sandbox.models import CreateSessionRequest, SessionInfo, SessionRunRequest, SessionRunResult
 
+#: Seconds a session's kernel may take to start (the server's ``KERNEL_STARTUP_TIMEOUT``).
+SESSION_START_S = 60.0
+
 __all__ = ["Session", "SessionOwner", "create_session_request"]
 
 
