@@ -161,9 +161,10 @@ def set_hostname(name: str = HOSTNAME) -> None:
         raise OSError(err, f"setdomainname: {os.strerror(err)}")
 
 
-def join_cgroup(procs: Sequence[str]) -> None:
-    """Move the calling process into the cgroup(s) whose ``cgroup.procs`` files are ``procs``."""
-    for path in procs:
+def join_cgroup(files: Sequence[str]) -> None:
+    """Move the calling (single-threaded) process into the cgroup(s) of ``files`` (their ``tasks``
+    or ``cgroup.procs`` files) by writing ``0``: the caller itself."""
+    for path in files:
         fd = os.open(path, os.O_WRONLY)
         try:
             os.write(fd, b"0")
@@ -264,7 +265,7 @@ class ChildSetup:
 
     Attributes:
         pid2: the program must be pid 2 of its own PID namespace (full isolation).
-        cgroup_procs: ``cgroup.procs`` files to join.
+        cgroup_join: the cgroup files to write ``0`` to, to join (:attr:`~judgebox.sandbox.isolation.cgroups.RunCgroup.join_files`).
         data_bytes, nproc: ``RLIMIT_DATA`` (bytes) and ``RLIMIT_NPROC`` (count) when no cgroup
             enforces memory / processes; ``None``: unchanged.
         unshare_flags: ``CLONE_NEW*`` flags to unshare before the view, after the cgroup join (0:
@@ -275,13 +276,13 @@ class ChildSetup:
         bpf: the seccomp program loaded by :meth:`seal` (``None``: no-new-privs only).
     """
 
-    FIELDS = ("pid2", "cgroup_procs", "data_bytes", "nproc", "unshare_flags", "loopback", "view",
+    FIELDS = ("pid2", "cgroup_join", "data_bytes", "nproc", "unshare_flags", "loopback", "view",
               "network_only", "bpf")
 
-    def __init__(self, pid2: bool = False, cgroup_procs: Sequence[str] = (), data_bytes: Optional[int] = None,
+    def __init__(self, pid2: bool = False, cgroup_join: Sequence[str] = (), data_bytes: Optional[int] = None,
                  nproc: Optional[int] = None, unshare_flags: int = 0, loopback: bool = False,
                  view: Optional[Sequence] = None, network_only: bool = False, bpf: Optional[bytes] = None) -> None:
-        self.pid2, self.cgroup_procs, self.data_bytes, self.nproc = pid2, list(cgroup_procs), data_bytes, nproc
+        self.pid2, self.cgroup_join, self.data_bytes, self.nproc = pid2, list(cgroup_join), data_bytes, nproc
         self.unshare_flags, self.loopback, self.network_only, self.bpf = unshare_flags, loopback, network_only, bpf
         self.view = None if view is None else [list(v) if isinstance(v, (list, tuple)) else v for v in view]
 
@@ -290,7 +291,7 @@ class ChildSetup:
         hostname of a new UTS namespace), view."""
         if self.pid2:
             check_program_pid()
-        join_cgroup(self.cgroup_procs)
+        join_cgroup(self.cgroup_join)
         set_rlimit(resource.RLIMIT_DATA, self.data_bytes)
         set_rlimit(resource.RLIMIT_NPROC, self.nproc)
         if self.unshare_flags:  # after the cgroup join: a new cgroup namespace is rooted at the run's

@@ -392,7 +392,7 @@ class Isolation:
                  | (linux.CLONE_NEWNET if netns else 0))
 
         setup = ChildSetup(
-            pid2=pid_ns is not None, cgroup_procs=cg.procs_files if cg is not None else (), data_bytes=data,
+            pid2=pid_ns is not None, cgroup_join=cg.join_files if cg is not None else (), data_bytes=data,
             nproc=nproc, unshare_flags=flags if view is not None else 0, loopback=bool(view is not None and netns),
             view=view.spec(disk.path, folder) if view is not None else None,
             network_only=view is None and netns, bpf=bpf)

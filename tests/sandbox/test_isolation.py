@@ -328,3 +328,39 @@ def test_cgroup_v2_files_written_for_a_run(tmp_path):
                        "pids.max": "256"}
     (folder / "memory.events").write_text("low 0\nhigh 0\nmax 7\noom 1\noom_kill 1\n")
     assert run.oom_kills() == 1
+
+
+@needs_root
+def test_a_child_joins_every_controller_of_its_run_cgroup_without_the_global_lock():
+    """A run's child joins by writing ``0`` to v1's ``tasks`` (itself, one thread: the kernel takes no
+    global threadgroup lock, whose RCU wait made 10-26 ms joins) or v2's ``cgroup.procs``; either
+    way the whole process is then in the run's cgroup of every controller, and what it starts too."""
+    import subprocess
+
+    from judgebox.sandbox.isolation.childsetup import join_cgroup
+
+    host = cgroups.detect()
+    if host is None:
+        pytest.skip("no writable cgroup hierarchy here")
+    run = host.create(256 << 20, 64)
+    marker = unique_sleep()
+    parent = None
+    try:
+        assert {os.path.basename(f) for f in run.join_files} == {"tasks" if host.version == 1 else "cgroup.procs"}
+        parent = subprocess.Popen(["sh", "-c", f"sleep {marker} & wait"],
+                                  preexec_fn=lambda: join_cgroup(run.join_files))
+        deadline = time.monotonic() + 10
+        while len(run.pids()) < 2 and time.monotonic() < deadline:  # sh and its sleep
+            time.sleep(0.01)
+        for folder in run.folders:
+            with open(os.path.join(folder, "cgroup.procs")) as f:
+                procs = {int(p) for p in f.read().split()}
+            assert parent.pid in procs and len(procs) == 2, folder
+            (child,) = procs - {parent.pid}
+            with open(f"/proc/{child}/cmdline", "rb") as f:
+                assert marker.encode() in f.read()
+    finally:
+        run.remove()  # kills both
+        if parent is not None:
+            parent.wait()
+    assert alive_with(marker) == []
