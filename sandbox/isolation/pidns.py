@@ -95,14 +95,15 @@ log = logging.getLogger("judgebox.pidns")
 
 
 def native_init(folder: str) -> Optional[list[str]]:
-    """The native init (:data:`INIT_SOURCE`) as an argv, built into ``folder`` (once per source and
-    compiler: the file name carries their hash) with the system C compiler, and checked: started,
-    it must wait with ``SIGCHLD`` ignored. ``None`` (with a log line) when there is no compiler,
+    """The native init (:data:`INIT_SOURCE`) as an argv, built into ``folder`` (once per source,
+    compiler and machine type: the file name carries their hash) with the system C compiler, and
+    checked: started, it must wait with ``SIGCHLD`` ignored. ``None`` (with a log line) when there is no compiler,
     the architecture has no code above, or the build or the check fails: :data:`INIT` serves then."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         return None
-    digest = hashlib.sha256(INIT_SOURCE.encode() + os.path.realpath(cc).encode()).hexdigest()[:16]
+    key = "\0".join((INIT_SOURCE, os.path.realpath(cc), os.uname().machine))  # a shared root may serve two arches
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     path = os.path.join(folder, f"init-{digest}")
     if not os.path.exists(path):
         os.makedirs(folder, mode=0o755, exist_ok=True)
