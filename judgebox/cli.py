@@ -331,6 +331,17 @@ def _ks(text: str) -> list[int]:
     return ks
 
 
+def _port(text: str) -> int:
+    """``--port``: a TCP port, 0-65535 (0: one the system picks)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port number (0-65535)") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a TCP port number (0-65535)")
+    return port
+
+
 def _eval(args: argparse.Namespace) -> int:
     import os
 
@@ -643,9 +654,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="judgebox", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the SandboxFusion-compatible HTTP server (+ OpenRLHF's /get_reward)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
-    serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0: "
+                       "every interface)")
+    serve.add_argument("--port", type=_port, default=8080, help="TCP port, 0-65535 (default 8080)")
+    serve.add_argument("--log-level", default="warning", help="uvicorn's log level (default warning)")
     from judgebox.sandbox.config import SandboxSettings
 
     settings_flags(serve.add_argument_group("sandbox settings (each also JUDGEBOX_<NAME>; a flag wins)"),
@@ -733,7 +745,7 @@ def build_parser() -> argparse.ArgumentParser:
     ds.set_defaults(func=_datasets)
 
     rt = sub.add_parser("runtime", help="program runtimes: the libraries programs may import")
-    rt_sub = rt.add_subparsers(dest="runtime_command", required=True)
+    rt_sub = rt.add_subparsers(dest="runtime_command", metavar="COMMAND", required=True)
     build = rt_sub.add_parser("build", help="build a runtime profile (outside the server's environment)")
     build.add_argument("--profile", default="default", help="the profile to build (default: default)")
     build.add_argument("--languages", help="comma-separated package kinds to build: python, node, debian "
@@ -746,7 +758,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.set_defaults(func=_runtime_show)
 
     ray = sub.add_parser("ray", help="the sandbox fleet on a Ray cluster (ray:// sandbox URLs; the ray extra)")
-    ray_sub = ray.add_subparsers(dest="ray_command", required=True)
+    ray_sub = ray.add_subparsers(dest="ray_command", metavar="COMMAND", required=True)
     address = {"help": "the cluster's address HOST:PORT, as `ray start --head` prints it (default: RAY_ADDRESS, "
                        "else the cluster started on this machine)"}
     up = ray_sub.add_parser("up", help="check every node, then start the pool: executors on every node, "
@@ -776,7 +788,7 @@ def build_parser() -> argparse.ArgumentParser:
     down.set_defaults(func=_ray_down)
 
     data = sub.add_parser("data", help="dataset utilities")
-    data_sub = data.add_subparsers(dest="data_command", required=True)
+    data_sub = data.add_subparsers(dest="data_command", metavar="COMMAND", required=True)
     conv = data_sub.add_parser("convert", help="write a dataset as GRPO-ready verl parquet rows")
     conv.add_argument("dataset", help="a dataset name or a data file path")
     conv.add_argument("--to", choices=["verl-parquet"], required=True, help="output format")

@@ -196,8 +196,10 @@ def result_row(sample: Sample, judgement: Judgement, elapsed: float, attempts: i
 def check_run_options(concurrency: int, retries: int) -> None:
     """Raise ``ValueError`` (the message names the ``judgebox eval`` flags) unless ``concurrency`` (samples
     judged at once) is at least 1 and ``retries`` (attempts after an infrastructure error) at least 0."""
-    if concurrency < 1 or retries < 0:
-        raise ValueError(f"--concurrency must be >= 1 and --retries >= 0; got {concurrency} and {retries}")
+    if concurrency < 1:
+        raise ValueError(f"--concurrency must be >= 1 (samples judged at once); got {concurrency}")
+    if retries < 0:
+        raise ValueError(f"--retries must be >= 0 (attempts after an infrastructure error); got {retries}")
 
 
 class Evaluation:

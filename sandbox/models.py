@@ -6,7 +6,8 @@ the official client and curl users get byte-compatible JSON. Extra response fiel
 ``stdout_truncated``, ``stderr_truncated``, ``memory_exceeded``) are ignored by those clients.
 
 Units: every ``*_timeout``, ``execution_time`` and ``cpu_time`` is in seconds (float);
-``memory_limit_MB`` is in MiB (``-1`` = the server default); file contents are base64 strings.
+``memory_limit_MB`` is in MiB (``-1`` or ``0`` = the server default, as in SandboxFusion, which
+limits only a value above 0); file contents are base64 strings.
 """
 
 from __future__ import annotations
@@ -272,8 +273,8 @@ class RunCodeRequest(_Request):
     """``POST /run_code`` body (SandboxFusion ``RunCodeRequest``).
 
     Fields: ``code`` (source text), ``language`` (one of :data:`SANDBOX_FUSION_LANGUAGES`),
-    ``compile_timeout``/``run_timeout`` (seconds, > 0), ``memory_limit_MB`` (MiB; ``-1`` = server
-    default; clamped to what the host allows), ``disk_limit_MB`` (MiB; judgebox extension, see
+    ``compile_timeout``/``run_timeout`` (seconds, > 0), ``memory_limit_MB`` (MiB; ``-1`` or ``0``
+    = server default; clamped to what the host allows), ``disk_limit_MB`` (MiB; judgebox extension, see
     :mod:`judgebox.sandbox.isolation.disk`), ``stdin`` (text fed to a pipe that is then closed;
     ``None`` = empty), ``files``, ``fetch_files`` and ``args`` (appended to the run command, e.g.
     ``["-x"]`` for pytest; SandboxFusion's server field, which its client does not send);
@@ -284,7 +285,7 @@ class RunCodeRequest(_Request):
     language: Language  # type: ignore[valid-type]
     compile_timeout: float = Field(10, gt=0, description="seconds")
     run_timeout: float = Field(10, gt=0, description="seconds")
-    memory_limit_MB: int = Field(-1, ge=-1, description="MiB; -1 = server default")
+    memory_limit_MB: int = Field(-1, ge=-1, description="MiB; -1 or 0 = server default")
     disk_limit_MB: Optional[int] = Field(
         None, ge=1, description="judgebox extension: MiB the run may write (working folder, /tmp, /var/tmp, "
         "/dev/shm together); None = server default (JUDGEBOX_DISK_LIMIT_MB); clamped to the server's maximum")
@@ -549,7 +550,7 @@ class CreateSessionRequest(BaseModel):
 
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
     language: Literal["python"] = "python"
-    memory_limit_MB: int = Field(-1, ge=-1, description="MiB; -1 = server default")
+    memory_limit_MB: int = Field(-1, ge=-1, description="MiB; -1 or 0 = server default")
     idle_timeout: float = Field(300, gt=0, description="seconds idle before the session is closed")
 
 
