@@ -43,6 +43,7 @@ class Endpoint:
         failures: consecutive failed attempts (reset by any HTTP answer that is not 500/502).
         healthy: ``False`` while cooling down or waiting for a successful ping.
         down_until: ``time.monotonic()`` at which the cool-down ends (seconds).
+        ping_failed: its latest ping probe after a cool-down found nothing (cleared when one answers).
         supports_run_tests: ``False`` once ``/run_tests`` answered 404/405 (a plain SandboxFusion).
         supports_sessions: ``False`` once ``POST /sessions`` answered 404/405 (a plain SandboxFusion).
         supports_batch: ``False`` once ``/run_tests_batch`` answered 404/405 (SandboxFusion, an older judgebox).
@@ -56,6 +57,7 @@ class Endpoint:
     healthy: bool = True
     down_until: float = 0.0
     probing: bool = False
+    ping_failed: bool = False
     supports_run_tests: Optional[bool] = None
     supports_sessions: Optional[bool] = None
     supports_batch: Optional[bool] = None
@@ -176,10 +178,16 @@ class EndpointPool:
 
         A call must not fail fast merely because all endpoints rest: behind one gateway URL, a
         killed replica's few 502s would otherwise turn every request into an infrastructure error
-        for the whole cool-down.
+        for the whole cool-down. It does not wait once every endpoint's ping has found nothing
+        after a cool-down (the server is gone, not busy): each call then fails within its retries,
+        while pings go on in the background each cool-down; a server that died under a long
+        ``judgebox eval`` left every remaining sample waiting out cool-downs, minutes each.
         """
         resting = [ep for ep in self.endpoints if not ep.healthy]
         if not resting or any(ep.healthy for ep in self.endpoints):
+            return
+        if all(ep.ping_failed for ep in resting):
+            self._probe_expired()
             return
         ep = min(resting, key=lambda e: e.down_until)
         await asyncio.sleep(max(0.0, min(ep.down_until, deadline) - time.monotonic()))
@@ -203,6 +211,7 @@ class EndpointPool:
             alive = await self._ping(ep.url)
         finally:
             ep.probing = False
+        ep.ping_failed = not alive
         if alive:
             ep.healthy, ep.failures = True, 0
             log.warning("sandbox endpoint %s is back (ping answered)", ep.url)

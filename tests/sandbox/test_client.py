@@ -181,3 +181,34 @@ def test_a_lone_endpoint_that_rests_is_waited_for_not_failed_fast():
                 server.stop()
     assert (r.status, r.run_result.stdout) == ("Success", "42\n")
     assert client.endpoints[0]["healthy"] is True
+
+
+@pytest.mark.slow
+def test_a_server_gone_for_good_fails_each_call_within_its_retries_not_its_cool_downs():
+    """A ``judgebox eval`` whose only server died went on for minutes per sample: every call waited
+    out a cool-down and pinged again. Once the ping after a cool-down finds nothing, calls fail
+    within their retries (pings go on in the background); the server's return is still seen."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = start_live_server(port=port)
+    with SandboxClient(url, max_attempts=2, failure_threshold=1, cooldown=1, **FAST) as client:
+        assert client.run_code({"code": "print(1)", "language": "python"}).run_result.stdout == "1\n"
+        server.stop()
+        with pytest.raises(SandboxUnavailable):  # waits one cool-down, whose ping finds nothing
+            client.run_code({"code": "print(1)", "language": "python"})
+        start = time.monotonic()
+        for _ in range(20):  # waiting out cool-downs: >= 20 s; failing within the retries: well under 10 s
+            with pytest.raises(SandboxUnavailable, match="cooling down"):
+                client.run_code({"code": "print(1)", "language": "python"})
+        assert time.monotonic() - start < 10
+        server = start_live_server(port=port)
+        try:
+            deadline = time.monotonic() + 60
+            while not client.endpoints[0]["healthy"] and time.monotonic() < deadline:
+                try:  # each failing call lets an expired cool-down's ping go out
+                    client.run_code({"code": "print(1)", "language": "python"})
+                except SandboxUnavailable:
+                    time.sleep(0.2)
+            assert client.run_code({"code": "print(2)", "language": "python"}).run_result.stdout == "2\n"
+        finally:
+            server.stop()
