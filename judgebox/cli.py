@@ -406,6 +406,10 @@ def _eval(args: argparse.Namespace) -> int:
         write_chart(summary, Path(args.chart))
         print(f"chart: {args.chart}")
     _html(args.html, results, summary)
+    if evaluation.gave_up:
+        print(f"judgebox eval: {evaluation.gave_up}; {summary.n_samples_pending} samples were not scored; results so far "
+              f"are in {results}: run the same command to resume", file=sys.stderr)
+        return 2
     return _infra_exit(summary, "samples hit infrastructure errors after retries", "score them")
 
 

@@ -202,6 +202,12 @@ def check_run_options(concurrency: int, retries: int) -> None:
         raise ValueError(f"--retries must be >= 0 (attempts after an infrastructure error); got {retries}")
 
 
+#: Samples in a row whose judgement stayed ``infra_error`` after their retries that stop a run (at
+#: least; :attr:`Evaluation.give_up_after` is also 4 x its concurrency): the sandbox is failing
+#: every sample, so the rest are left unscored for a rerun instead of each waiting out retries.
+GIVE_UP_AFTER = 32
+
+
 class Evaluation:
     """Scores samples of one dataset into a results jsonl and summarises them.
 
@@ -233,6 +239,10 @@ class Evaluation:
         self.stop_on_first_failure = stop_on_first_failure
         self.dataset = dataset
         self.sanitize = sanitize
+        #: consecutive ``infra_error`` results after which the run stops scheduling samples
+        self.give_up_after = max(GIVE_UP_AFTER, 4 * concurrency)
+        #: why the last :meth:`run` stopped early (its remaining samples unscored), else ``""``
+        self.gave_up = ""
 
     async def judge_sample(self, sample: Sample) -> dict[str, Any]:
         """Judge one sample (with retries on ``infra_error``) and return its results row."""
@@ -288,6 +298,10 @@ class Evaluation:
         The results file is locked first (one run per file), then read: ``announce(done, pending)``
         (the :meth:`plan`) is called before anything is scored.
 
+        After :attr:`give_up_after` samples in a row whose judgement stayed ``infra_error`` (the
+        sandbox fails everything: a server that died), the samples not yet started are left
+        unscored and :attr:`gave_up` says why; the summary counts them as pending.
+
         Raises:
             ValueError: another process is writing the results file, or it holds a result for a
                 sample whose completion differs (it belongs to another samples file: use a new
@@ -306,11 +320,18 @@ class Evaluation:
             bar = tqdm(total=len(samples), initial=len(samples) - len(pending), unit="sample",
                        disable=not progress, desc=self.dataset, dynamic_ncols=True)
             semaphore = asyncio.Semaphore(self.concurrency)
+            self.gave_up, failing = "", 0
 
             async def score(sample: Sample) -> None:
-                nonlocal passed
+                nonlocal passed, failing
                 async with semaphore:
+                    if self.gave_up:
+                        return  # left unscored: a rerun scores it
                     row = await self.judge_sample(sample)
+                failing = failing + 1 if row["verdict"] == Verdict.infra_error.value else 0
+                if failing >= self.give_up_after and not self.gave_up:
+                    self.gave_up = (f"stopped after {failing} samples in a row hit infrastructure errors "
+                                    f"(last: {row.get('message') or row['verdict']})")
                 out.write(row)
                 done[sample.key] = row
                 passed += row["passed"]

@@ -207,6 +207,35 @@ def test_infra_errors_are_excluded_from_pass_at_k_then_scored_on_rerun(tmp_path)
     assert summary["n_problems_unattempted"] == 161 and summary["pass_at_k"] == {"pass@1": 3 / 164}
 
 
+@pytest.mark.slow
+def test_a_sandbox_that_fails_every_sample_stops_the_run_then_a_rerun_scores_the_rest(tmp_path):
+    """A server that died under a long run left every remaining sample waiting out the client's
+    retries, minutes each: after 32 samples in a row end in infrastructure errors the run stops,
+    says so and exits 2; the samples not started stay unscored and a rerun scores them."""
+    from judgebox.reward.evaluate import GIVE_UP_AFTER
+
+    problems, _ = load_dataset("humaneval")
+    n = GIVE_UP_AFTER + 8
+    samples = write_samples(tmp_path / "s.jsonl", [(p.task_id, p.gold) for p in problems[:n]])
+    args = ["eval", "humaneval", "--samples", str(samples), "--k", "1", "--no-progress", "--concurrency", "1",
+            "--results", "r.jsonl", "--summary", "s.json", "--allow-partial"]
+    with broken_sandbox() as url:
+        down = judgebox(*args, "--sandbox-url", url, "--retries", "0", cwd=tmp_path, check=False, timeout=300,
+                        env=ONE_ATTEMPT)
+    assert down.returncode == 2, down.stdout + down.stderr
+    assert (f"judgebox eval: stopped after {GIVE_UP_AFTER} samples in a row hit infrastructure errors (last: "
+            in down.stderr), down.stderr
+    assert "8 samples were not scored; results so far are in r.jsonl: run the same command to resume" in down.stderr
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == GIVE_UP_AFTER
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["excluded"] == {"infra_error": GIVE_UP_AFTER} and summary["n_samples_pending"] == 8
+
+    judgebox(*args, cwd=tmp_path)
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["excluded"] == {} and summary["n_samples_pending"] == 0
+    assert summary["pass_at_k_attempted"] == {"pass@1": 1.0}
+
+
 def test_a_dead_sandbox_url_is_refused_in_seconds_naming_the_url_and_the_cause(tmp_path):
     """Before, every sample took ~140 s to become an infrastructure error (HumanEval: ~1.5 hours);
     the command now pings the URL first and stops with one line."""
