@@ -354,6 +354,8 @@ class _Judging:
             self.methods = (m["ran"], m["total"] - m["skipped"])  # the unittest runner's counts
         named = {"compile_error": Verdict.compile_error, "test_error": Verdict.test_data_error,
                  "fail": Verdict.wrong_answer, "error": Verdict.runtime_error, "skip": Verdict.skipped}
+        if self.spec.kind == "call":  # no test code to fail: a "test_error" can only be forged
+            named["test_error"] = Verdict.runtime_error
         if status in named:
             return named[status]
         if run.return_code != 0:

@@ -30,6 +30,7 @@ from judgebox.reward.spec import StdioCase, TestDataError, TestSpec
 from judgebox.sandbox.models import RunTestsRequest
 
 from .multipl import build_program
+from .names import tests_names
 from .python import runner_request
 from .runner import count_tests
 
@@ -84,7 +85,7 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
     isolation = harness_isolation(spec)
     if language == "python" and spec.kind == "assert":
         task = {"mode": "asserts", "setup": spec.setup_code, "tests": spec.asserts,
-                "stop": stop_on_first_failure}
+                "stop": stop_on_first_failure, "names": _names(spec)}
         limits["run_timeout"] = spec.run_timeout * len(spec.asserts)
         return Plan(runner_request(source, [task], nonce, process=isolation == "process", preload=preload, **limits),
                     nonce, batched=True, isolation=isolation)
@@ -165,20 +166,27 @@ def python_tasks(spec: TestSpec) -> list[dict]:
     if spec.kind == "call":
         return [{"mode": "call", "fn_name": spec.fn_name, "args": c.args} for c in spec.calls]
     if spec.kind == "assert":
-        return [{"mode": "assert", "setup": spec.setup_code, "test": a} for a in spec.asserts]
+        return [{"mode": "assert", "setup": spec.setup_code, "test": a, "names": _names(spec)} for a in spec.asserts]
     if spec.entry_point:
-        return [{"mode": "harness", "test": spec.harness, "entry_point": spec.entry_point}]
+        return [{"mode": "harness", "test": spec.harness, "entry_point": spec.entry_point, "names": _names(spec)}]
     found = [cls for cls, _ in count_tests(spec.harness or "") if spec.unittest_class in (None, cls)]
     if not found and spec.unittest_class:
         raise TestDataError(f"harness: no test methods in a unittest TestCase class named {spec.unittest_class!r}")
     if not found:
         raise TestDataError("harness: no entry_point, and no unittest TestCase test methods found")
-    task = {"mode": "unittest", "test": spec.harness}
+    task = {"mode": "unittest", "test": spec.harness, "names": _names(spec)}
     if spec.shared_module:
         task["shared_module"] = True
     if spec.unittest_class:
         task["classes"] = [spec.unittest_class]
     return [task]
+
+
+def _names(spec: TestSpec) -> dict:
+    """The tests' namespace plan of a Python spec (:func:`judgebox.reward.harness.names.tests_names`),
+    as the runner's task field ``names``."""
+    tests = spec.asserts if spec.kind == "assert" else [spec.harness or ""]
+    return tests_names(tests, spec.setup_code, spec.prefix, spec.prelude, spec.entry_point).task_field()
 
 
 __all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "harness_isolation", "python_tasks", "sandbox_language",

@@ -10,7 +10,9 @@ read neither the nonce nor the tests):
   ``{"mode": "assert", "setup": str, "test": str}``,
   ``{"mode": "asserts", "setup": str, "tests": [str, ...], "stop": bool}``, ``{"mode": "harness", "test": str,
   "entry_point": str}``, ``{"mode": "unittest", "test": str[, "shared_module": bool, "classes": [str, ...]]}`` or
-  ``{"mode": "checker", "input": str, "output": str, "expected": str}``.
+  ``{"mode": "checker", "input": str, "output": str, "expected": str}``. Test tasks also carry
+  ``"names": {"proxies": [str, ...], "bootstrap": str, "builtins": [str, ...]}``, the tests'
+  namespace plan made on the host (:mod:`judgebox.reward.harness.names`).
 
 Mode ``asserts`` runs every test in order in this one process and, after each, prints a line
 ``<nonce> {"index": i, "status": "ok"|"fail"|"error", "seconds": wall, "cpu": cpu, "wait": wait[, "error": str]}``
@@ -33,10 +35,12 @@ defined, ``TestCase`` helpers are pinned on the test classes, and every test ``u
 report an outcome; builtins the solution replaced (``__build_class__``, ``map``, ``__import__``, ...)
 are put back once it has run, and the tests look builtins up in their own copy, made before the
 solution ran (so a solution function that patches one while a test runs does not reach the tests).
-Code in the same interpreter can still introspect this runner's frames (e.g. ``sys._getframe``):
-that deliberate attack is out of scope for an in-process harness, and closed by ``main.py
---process`` (:func:`split_main`), which runs the tests and the nonce in a process where the
-solution's code never runs.
+a builtin the tests use is the real builtin unless the host's plan says the problem defines that
+name (its entry point, a name its prompt declares). Code in the same interpreter can still
+introspect this runner's frames (e.g. ``sys._getframe``): that deliberate attack is out of scope
+for an in-process harness, and closed by ``main.py --process`` (:func:`split_main`), which runs the
+tests and the nonce in a process where the solution's code never runs and whose namespace the
+solution never names.
 """
 
 import ast
@@ -125,22 +129,39 @@ def judgebox_eq(a, b):
     return a == b
 
 
+#: The constant an assert's rewritten ``==`` calls, replaced by :func:`judgebox_eq` in the compiled code.
+_EQ_SLOT = "judgebox: the honest == of the tests"
+
+
 class _HonestEq(ast.NodeTransformer):
-    """Rewrites ``assert x == y`` into ``assert judgebox_eq(x, y)``."""
+    """Rewrites ``assert x == y`` into ``assert <judgebox_eq>(x, y)``, the function being a constant
+    of the compiled code (:func:`compile_tests`): no name, so nothing in any namespace reaches it."""
 
     def visit_Assert(self, node):
         t = node.test
         if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq):
-            call = ast.Call(func=ast.Name("__judgebox_eq__", ast.Load()), args=[t.left, t.comparators[0]],
-                            keywords=[])
+            call = ast.Call(func=ast.Constant(_EQ_SLOT), args=[t.left, t.comparators[0]], keywords=[])
             node.test = ast.copy_location(call, t)
         return node
 
 
+def _bind_constant(code, slot, value):
+    """``code`` (and the code objects inside it) with the constant ``slot`` replaced by ``value``."""
+    consts = tuple(value if type(c) is str and c == slot else
+                   _bind_constant(c, slot, value) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_consts=consts)
+
+
 def compile_tests(source, name="tests.py"):
-    """Compile test source as its own unit, with honest ``==`` in asserts. Raises ``SyntaxError``."""
+    """Compile test source as its own unit, with honest ``==`` in asserts (:func:`judgebox_eq`, bound
+    into the code itself, never looked up by name). Raises ``SyntaxError``."""
+    import warnings
+
     tree = ast.fix_missing_locations(_HonestEq().visit(ast.parse(source, name)))
-    return compile(tree, name, "exec")
+    with warnings.catch_warnings():  # "'str' object is not callable": the slot is replaced below
+        warnings.simplefilter("ignore", SyntaxWarning)
+        code = compile(tree, name, "exec")
+    return _bind_constant(code, _EQ_SLOT, judgebox_eq)
 
 
 def _quiet_stdout():
@@ -279,7 +300,8 @@ def main():
     saved = _snapshot(unittest)
     saved_builtins = dict(vars(builtins))  # the tests' own builtins: the solution cannot reach this copy
     result_class = _result_class(unittest, error_text)
-    restore, run_unittest, assert_loop, call, eq = _restore, _run_unittest, _assert_loop, _call, judgebox_eq
+    restore, run_unittest, assert_loop, call = _restore, _run_unittest, _assert_loop, _call
+    kept_builtins = (task.get("names") or {}).get("builtins") or ()
     sys.modules["__main__"] = types.ModuleType("__main__")  # `import __main__` no longer reaches this runner
 
     with open("solution.py", encoding="utf-8") as f:
@@ -303,7 +325,9 @@ def main():
             sys.modules["__judgebox_tests__"] = tests_module
         ns = tests_module.__dict__
         ns["__builtins__"] = dict(saved_builtins)
-        ns["__judgebox_eq__"] = eq
+        if not task.get("shared_module"):
+            for name in kept_builtins:  # a builtin the tests use is the real one, not the solution's
+                ns.pop(name, None)
         if mode == "call":
             report("ok", value=call(ns, task["fn_name"], task["args"]))
         if mode == "checker":
@@ -601,7 +625,8 @@ def _serve(requests, answers, error_text):
             pass
         answers.write((json.dumps(obj) + "\n").encode())
 
-    if not requests.readline():  # the tests' process has read stdin: now the solution may run
+    first = requests.readline()  # the tests' process has read stdin: now the solution may run
+    if not first:
         return
     with open("solution.py", encoding="utf-8") as f:
         source = f.read()
@@ -619,10 +644,8 @@ def _serve(requests, answers, error_text):
         send({"status": "error", "error": error_text(exc)})
         return
     ns = module.__dict__
-    names = [(n, v) for n, v in list(ns.items()) if not n.startswith("__")]
-    send({"status": "ok", "callables": [n for n, v in names if callable(v)],
-          "modules": {n: v.__name__ for n, v in names if isinstance(v, types.ModuleType)},
-          "values": [n for n, v in names if not callable(v) and not isinstance(v, types.ModuleType)]})
+    asked = json.loads(first).get("names") or []  # the tests' names; this process only says what each is
+    send({"status": "ok", "kinds": {n: _kind(ns, n) for n in asked if isinstance(n, str)}})
     while True:
         line = requests.readline()
         if not line:
@@ -645,6 +668,13 @@ def _serve(requests, answers, error_text):
         except BaseException as exc:  # SystemExit from the solution included: the test sees an error
             out = {"raise": type(exc).__name__, "error": error_text(exc)}
         send(out)
+
+
+def _kind(ns, name):
+    """What the solution's module holds under ``name``: ``callable``, ``value`` (data) or ``missing``."""
+    if name not in ns:
+        return "missing"
+    return "callable" if callable(ns[name]) else "value"
 
 
 def _mutable():
@@ -765,35 +795,56 @@ def split_main():
 
 def _run_tests_process(requests, answers, solution_counters):
     """The tests' process: read the nonce and the task, run the tests against proxies, report.
-    ``solution_counters()``: the ``(cpu, wait)`` of the solution's process, read from the kernel."""
+    ``solution_counters()``: the ``(cpu, wait)`` of the solution's process, read from the kernel.
+
+    The tests' namespace is the task's ``names`` plan (made on the host from the tests, the prompt
+    and the entry point: :mod:`judgebox.reward.harness.names`): its ``bootstrap`` (imports and the
+    prompt's helpers) runs here, and each of its ``proxies`` is the solution's function (a proxy)
+    or value (data). The solution's process never names anything here, no module is imported by a
+    name it reports, and the working folder (which the solution writes) is not on the import path.
+    """
     import builtins
 
+    here = os.path.abspath(os.getcwd())
+    sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != here]
     nonce = sys.stdin.readline().strip()
     task = json.loads(sys.stdin.read())
     tools = _tools(nonce)
     report, error_text = tools[0], tools[1]
     solution = _Solution(requests, answers)
     mode = task["mode"]
+    names = task.get("names") or {}
+    proxies = [n for n in names.get("proxies") or () if n != task.get("fn_name")]
     tests, batch, setup = _compile_task(task, report, error_text)
     try:
-        loaded = solution.answer(op="load")
+        bootstrap = compile(names.get("bootstrap") or "", "prompt.py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        report("test_error", error=error_text(exc))
+    ns = {"__builtins__": builtins, "__name__": "__judgebox_tests__"}
+    try:
+        exec(bootstrap, ns)  # before the solution runs: nothing of it can be reached from here
+    except Exception as exc:
+        report("test_error", error="the tests' imports or the prompt's helpers failed: %s" % error_text(exc))
+    try:
+        loaded = solution.answer(op="load", names=proxies)
     except (_Ended, ValueError):
         loaded = {"status": "error", "error": "the solution's process ended before it was loaded"}
     try:
-        ns = {"__builtins__": builtins, "__name__": "__judgebox_tests__", "__judgebox_eq__": judgebox_eq}
         if loaded.get("status") != "ok":
             # the solution's process answers this: only the outcomes of its own loading count (a
             # forged "test_error" would turn its wrong answer into a masked reward)
             status = loaded.get("status")
             report(status if status in ("compile_error", "error") else "error", error=str(loaded.get("error", "")))
-        for name in loaded["callables"]:
-            ns[name] = solution.proxy(name)
-        for name, module in loaded["modules"].items():  # library modules the solution imported
-            ns[name] = __import__(module, fromlist=["_"])
-        sources = [task.get("test") or "", *(task.get("tests") or [])]
-        wanted = {n.id for s in sources for n in ast.walk(ast.parse(s)) if isinstance(n, ast.Name)}
-        for name in set(loaded["values"]) & wanted:
-            ns[name] = solution.ask(op="get", name=name)
+        kinds = loaded.get("kinds")
+        kinds = kinds if isinstance(kinds, dict) else {}
+        for name in proxies:
+            if kinds.get(name) == "callable":
+                ns[name] = solution.proxy(name)
+            elif kinds.get(name) == "value":
+                try:
+                    ns[name] = solution.ask(op="get", name=name)
+                except _NotData:
+                    pass  # not data: the name stays unbound here (a NameError if a test uses it)
         if mode == "call":
             report("ok", value=solution.ask(op="entry", name=task["fn_name"], args=encode(task["args"])))
         exec(setup, ns)

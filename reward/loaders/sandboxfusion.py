@@ -19,6 +19,7 @@ from judgebox.reward.spec import TestDataError, TestSpec
 
 from .cases import apps_spec, decode_json, stdio_spec
 from .livecodebench import decode_compressed
+from .mbpp import entry_point as mbpp_entry_point
 from .problem import Problem, guarded_spec, text_columns
 
 FIELDS = {"content", "test", "labels", "canonical_solution"}
@@ -27,8 +28,9 @@ FIELDS = {"content", "test", "labels", "canonical_solution"}
 def row_spec(row: dict[str, Any], labels: dict[str, Any]) -> TestSpec:
     """The spec of one SandboxFusion row. Raises ``TestDataError`` when no known format matches."""
     if row.get("test_list"):
-        return TestSpec(kind="assert", asserts=list(row["test_list"]),
-                        setup_code=labels.get("test_setup_code") or "")
+        tests = list(row["test_list"])
+        return TestSpec(kind="assert", asserts=tests, setup_code=labels.get("test_setup_code") or "",
+                        entry_point=mbpp_entry_point(tests, row.get("canonical_solution")))
     test = row.get("test")
     if not test:
         raise TestDataError("row has neither 'test' nor 'test_list'")

@@ -1,0 +1,143 @@
+"""Issue 37, finding 1: the Python harnesses hold. The only way to pass a test is to produce the
+expected value; no code of the solution makes a failed comparison count as passed, reports a test
+as passed or as a test-data error, or ends the run so that it reads as a pass.
+
+Each attack below judged a wrong answer ``accepted`` (or, in call mode, masked it as
+``test_data_error``) on 2056cab. Every probe aims only at what the test itself creates (its own
+spec, its own candidate, files in its own run's working folder)."""
+
+import pytest
+
+from judgebox.reward import CallCase, TestSpec, Verdict, compute_score, judge
+
+#: Code that, once it runs in the *tests'* process, walks that process's frames for the nonce and
+#: prints a passing marker (per-test lines for an assert batch, then the final line) on fd 1.
+_FORGE_IN_TESTS_PROCESS = r'''
+import os, re, sys
+def _forge():
+    f = sys._getframe()
+    while f is not None:
+        for v in list(f.f_locals.values()):
+            if isinstance(v, str) and re.fullmatch("[0-9a-f]{32}", v):
+                out = "".join("\n%s {\"index\": %d, \"status\": \"ok\", \"seconds\": 0, \"cpu\": 0, \"wait\": 0}\n"
+                              % (v, i) for i in range(20))
+                out += "\n%s {\"status\": \"%s\", \"ran\": 20, \"error\": \"forged\"}\n" % (v, STATUS)
+                os.write(1, out.encode())
+                os._exit(0)
+        f = f.f_back
+_forge()
+'''
+
+
+def _module_object_attack(status: str) -> str:
+    """finding 1a: the solution writes a file, then names a module object after it; on 2056cab the
+    tests' process imported it by that name, with the working folder first on ``sys.path``."""
+    body = "STATUS = %r\n" % status + _FORGE_IN_TESTS_PROCESS
+    return ("import types\n"
+            "with open('jbx_payload.py', 'w') as f:\n"
+            "    f.write(%r)\n"
+            "payload = types.ModuleType('jbx_payload')\n" % body)
+
+
+MBPP2 = TestSpec(kind="assert", asserts=[
+    "assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))",
+    "assert set(similar_elements((1, 2, 3, 4),(5, 4, 3, 7))) == set((3, 4))",
+])
+HUMANEVAL = TestSpec(kind="harness", entry_point="add", prefix="def add(x, y):\n    \"\"\"x + y\"\"\"\n",
+                     harness="def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(5, 5) == 10\n")
+WRONG_MBPP = "def similar_elements(a, b):\n    return (0,)\n"
+WRONG_HE = "    return x - y\n"
+
+
+@pytest.mark.parametrize("spec,wrong", [(MBPP2, WRONG_MBPP), (HUMANEVAL, WRONG_HE)], ids=["mbpp", "humaneval"])
+def test_a_module_the_solution_wrote_never_runs_in_the_tests_process(spec, wrong):
+    j = judge(spec, wrong + _module_object_attack("ok"))
+    assert j.tests[0].harness_isolation == "process"
+    assert j.verdict == Verdict.wrong_answer and j.n_passed == 0, j
+
+
+def test_in_call_mode_the_solution_cannot_make_its_wrong_answer_a_test_data_error():
+    spec = TestSpec(kind="call", fn_name="add", calls=[CallCase(args=[1, 2], expected=3)])
+    j = judge(spec, "def add(x, y):\n    return 0\n" + _module_object_attack("test_error"))
+    assert j.verdict == Verdict.wrong_answer, j
+    r = compute_score("t", "```python\ndef add(x, y):\n    return 0\n" + _module_object_attack("test_error") + "```",
+                      {"inputs": [[1, 2]], "outputs": [3], "fn_name": "add"})
+    assert (r["verdict"], r["infra_error"], r["score"]) == ("wrong_answer", False, 0.0)
+
+
+#: finding 1b: the solution patches its own ``json`` so its load answer names ``__judgebox_eq__`` (the
+#: tests' comparison helper) as one of its callables, and defines it to answer True.
+_NAME_THE_COMPARISON = '''
+import json
+globals()["__judgebox_eq__"] = lambda a, b: True
+_dumps = json.dumps
+def _lie(o, **k):
+    if isinstance(o, dict) and "callables" in o:
+        o = dict(o, callables=list(o["callables"]) + ["__judgebox_eq__"])
+    return _dumps(o, **k)
+json.dumps = _lie
+'''
+
+
+@pytest.mark.parametrize("spec,wrong", [(MBPP2, WRONG_MBPP), (HUMANEVAL, WRONG_HE)], ids=["mbpp", "humaneval"])
+def test_the_solution_cannot_put_a_name_into_the_tests_namespace(spec, wrong):
+    j = judge(spec, wrong + _NAME_THE_COMPARISON)
+    assert j.verdict == Verdict.wrong_answer and j.n_passed == 0, j
+
+
+#: finding 1c: a builtin the tests use, shadowed by the solution (``set(x) == set(y)`` became ``0 == 0``).
+_SHADOW_SET = "def set(*a):\n    return 0\n"
+
+
+@pytest.mark.parametrize("setup,isolation", [("", "process"), ("X = 1", "in-process")])
+def test_a_builtin_the_tests_use_is_always_the_real_builtin(setup, isolation):
+    spec = MBPP2.model_copy(update={"setup_code": setup})
+    j = judge(spec, WRONG_MBPP + _SHADOW_SET)
+    assert j.tests[0].harness_isolation == isolation
+    assert j.verdict == Verdict.wrong_answer and j.n_passed == 0, j
+    right = "def similar_elements(a, b):\n    return tuple(set(a) & set(b))\n"
+    assert judge(spec, right).verdict == Verdict.accepted
+
+
+@pytest.mark.parametrize("setup", ["", "X = 1"])
+def test_the_entry_point_may_have_a_builtins_name(setup):
+    """MBPP task 126 asks for a function named ``sum``: the entry point wins over the builtin."""
+    spec = TestSpec(kind="assert", entry_point="sum", setup_code=setup,
+                    asserts=["assert sum(10,15) == 6", "assert sum(4,6) == 3"])
+    gold = ("def sum(a,b):\n    s = 0\n    for i in range(1, min(a,b)):\n"
+            "        if a % i == 0 and b % i == 0:\n            s += i\n    return s\n")
+    assert judge(spec, gold).verdict == Verdict.accepted
+    assert judge(spec, "def sum(a, b):\n    return 0\n").verdict == Verdict.wrong_answer
+
+
+def test_a_name_the_prompt_declares_may_shadow_a_builtin():
+    spec = TestSpec(kind="harness", entry_point="f", prefix="def max(xs):\n    return 7\n\ndef f(x):\n",
+                    harness="def check(candidate):\n    assert max([1]) == 7\n    assert candidate(1) == 2\n")
+    assert judge(spec, "    return 2 * x\n").verdict == Verdict.accepted
+
+
+def test_prompt_helpers_are_the_prompts_own_not_the_solutions():
+    """HumanEval/38's shape: the tests call a helper the prompt defines on the result. A solution that
+    redefines the helper (here, to the identity) cannot make its own wrong decoder pass."""
+    prompt = ('def encode(s):\n    return s[::-1]\n\n\ndef decode(s):\n    """inverse of encode"""\n')
+    spec = TestSpec(kind="harness", entry_point="decode", prefix=prompt,
+                    harness="def check(candidate):\n    assert candidate(encode('abc')) == 'abc'\n")
+    assert judge(spec, "    return s[::-1]\n").verdict == Verdict.accepted
+    assert judge(spec, "    return s\n\ndef encode(s):\n    return s\n").verdict == Verdict.wrong_answer
+
+
+def test_tests_reach_stdlib_modules_and_prompt_imports_without_the_solution():
+    """The tests' modules are imported in the tests' own process from the tests' and the prompt's
+    own names (MBPP's ``math.isclose``, ``sys.getsizeof``; HumanEval's prompt ``import math``), never
+    from a name the solution reports, and never from the working folder."""
+    mbpp = TestSpec(kind="assert", asserts=["assert math.isclose(area(1), 3.14159, rel_tol=0.001)",
+                                            "assert size((1, 2)) == sys.getsizeof((1, 2))"])
+    code = ("import math, sys\ndef area(r):\n    return math.pi * r * r\n"
+            "def size(t):\n    return sys.getsizeof(t)\n")
+    assert judge(mbpp, code).verdict == Verdict.accepted
+    planted = ("with open('math.py', 'w') as f:\n    f.write('def isclose(*a, **k):\\n    return True\\n')\n")
+    assert judge(mbpp, "import math, sys\ndef area(r):\n    return 0\n" + planted +
+                 "def size(t):\n    return sys.getsizeof(t)\n").verdict == Verdict.wrong_answer
+    he = TestSpec(kind="harness", entry_point="f", prefix="import math\n\n\ndef f(x):\n",
+                  harness="def check(candidate):\n    assert math.fabs(candidate(2) - 4) < 1e-9\n")
+    assert judge(he, "    return x * x\n").verdict == Verdict.accepted
