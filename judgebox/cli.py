@@ -386,7 +386,7 @@ def _eval(args: argparse.Namespace) -> int:
     client = checked_client(args.sandbox_url, manifest, [p for p in problems if p.task_id in attempted], concurrency)
     evaluation = Evaluation(problems, results, client=client, concurrency=concurrency,
                             retries=args.retries, stop_on_first_failure=args.stop_on_first_failure,
-                            dataset=name, sanitize=sanitize)
+                            dataset=name, sanitize=sanitize, on_tamper=args.on_tamper)
     def announce(done: dict, pending: list) -> None:
         if done:
             redo = sum(1 for s in pending if s.key in done)
@@ -691,6 +691,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="evalplus-style sanitizing of Python function completions (default: the manifest's)")
     ev.add_argument("--allow-partial", action="store_true",
                     help="accept a samples file that leaves problems out (they count 0 in pass@k)")
+    ev.add_argument("--on-tamper", choices=("report", "reject"), default=None,
+                    help="report (default): tamper signals are counted beside the verdicts; reject: a sample "
+                         "whose code raises any is judged wrong_answer without running")
     ev.set_defaults(func=_eval)
 
     ro = sub.add_parser("rollout", help="generate scored agent trajectories (tool calls, pass@k) with a model")

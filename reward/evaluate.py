@@ -8,7 +8,8 @@ Results are appended to a jsonl as each sample completes (flushed at once, fsync
 second: :class:`~judgebox.reward.results.JsonlAppender`), one line per sample:
 ``task_id``, ``sample_id``, ``completion_sha256``, ``verdict``, ``passed``, ``n_passed``, ``n_total``,
 ``pass_rate``, ``tests`` (per-test verdict and times in seconds), ``message``, ``elapsed_s``,
-``attempts``. A re-run skips samples that already have a result (so a crash or Ctrl-C loses only
+``attempts``, ``tamper_signals`` (``[{"kind", "line", "evidence"}]``), ``forgeable`` and
+``tamper_rejected`` (:mod:`judgebox.reward.tamper`). A re-run skips samples that already have a result (so a crash or Ctrl-C loses only
 the samples in flight and nothing is scored twice); ``infra_error`` results are not final and are
 scored again. Infrastructure errors are retried ``retries`` times with exponential backoff first.
 """
@@ -24,7 +25,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from pydantic import BaseModel
 
-from judgebox.reward.judge import ajudge
+from judgebox.reward.judge import ON_TAMPER, ajudge
 from judgebox.reward.loaders import Problem, read_rows
 from judgebox.reward.report import EvalSummary, summarize
 from judgebox.reward.results import JsonlAppender, compact, read_results
@@ -183,6 +184,8 @@ def result_row(sample: Sample, judgement: Judgement, elapsed: float, attempts: i
         "n_passed": judgement.n_passed, "n_total": judgement.n_total, "pass_rate": judgement.pass_rate,
         "tests": [_test_entry(t, spec) for t in judgement.tests],
         "message": judgement.message, "elapsed_s": round(elapsed, 4), "attempts": attempts,
+        "tamper_signals": [s.model_dump() for s in judgement.tamper_signals], "forgeable": judgement.forgeable,
+        "tamper_rejected": judgement.tamper_rejected,
     }
     if spec is not None:
         row["language"] = spec.language
@@ -220,15 +223,20 @@ class Evaluation:
         stop_on_first_failure: stop a sample's tests at the first failure (faster, less detail).
         dataset: the name shown in the summary.
         sanitize: sanitize each sample (evalplus's sanitizer, :func:`judgebox.reward.sanitize.sanitize_candidate`).
+        on_tamper: ``"reject"``: a sample with tamper signals is ``wrong_answer``, not run; ``None``
+            or ``"report"``: each spec's own setting (:func:`judgebox.reward.judge.judge`).
 
     Raises:
-        ValueError: ``concurrency < 1`` or ``retries < 0``.
+        ValueError: ``concurrency < 1``, ``retries < 0`` or an unknown ``on_tamper``.
     """
 
     def __init__(self, problems: list[Problem], results_path: Path, *, client=None,
                  concurrency: int = 8, retries: int = 2, stop_on_first_failure: bool = False,
-                 dataset: str = "dataset", sanitize: bool = False) -> None:
+                 dataset: str = "dataset", sanitize: bool = False, on_tamper: Optional[str] = None) -> None:
         check_run_options(concurrency, retries)
+        if on_tamper not in (None, *ON_TAMPER):
+            raise ValueError(f"--on-tamper must be one of {', '.join(ON_TAMPER)}; got {on_tamper!r}")
+        self.on_tamper = on_tamper
         self.problems = {p.task_id: p for p in problems}
         self.results_path = Path(results_path)
         #: older lines of a sample the results file held (counted once, the newest; BUG-211)
@@ -258,7 +266,7 @@ class Evaluation:
             nonlocal attempts
             attempts += 1
             return await ajudge(spec, code, client=self.client,
-                                stop_on_first_failure=self.stop_on_first_failure)
+                                stop_on_first_failure=self.stop_on_first_failure, on_tamper=self.on_tamper)
 
         from tenacity import AsyncRetrying, retry_if_result, stop_after_attempt, wait_exponential  # ~15 ms: at use
 

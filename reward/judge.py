@@ -47,10 +47,11 @@ from judgebox.sandbox.models import (
 from .checkers import get_checker
 from .checkers.checker import JURY_CHECKED, checker_outcomes, checker_request, problem_key
 from .checkers.float import EPS, values_close
-from .harness import build_plan, sandbox_language
+from .harness import build_plan, forgeable, sandbox_language
 from .harness.protocol import marker, out_of_time, test_lines, without_protocol
 from .libraries import missing_message, spec_missing_libraries
 from .spec import TestDataError, TestSpec
+from .tamper import TamperSignal, scan, signal_kinds
 from .verdict import Judgement, TestResult, Verdict
 
 _SYNTAX = re.compile(r"^(SyntaxError|IndentationError|TabError)\b", re.M)
@@ -86,7 +87,7 @@ def warn_unknown(where: str, j: Judgement) -> None:
 
 
 def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
-          stop_on_first_failure: bool = False) -> Judgement:
+          stop_on_first_failure: bool = False, on_tamper: Optional[str] = None) -> Judgement:
     """Judge ``code`` against ``spec`` with one ``client.run_tests`` call (two with a checker program).
 
     Args:
@@ -96,20 +97,27 @@ def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
         client: the sandbox client (default: :func:`default_client`).
         stop_on_first_failure: skip the remaining tests after the first failure; skipped tests count
             as not passed (use for binary rewards; the pass rate is then a lower bound).
+        on_tamper: ``"report"`` (tamper signals beside the verdict) or ``"reject"`` (a sample with
+            any signal is ``wrong_answer``, not run); ``None``: ``spec.on_tamper``
+            (:mod:`judgebox.reward.tamper`).
 
     Returns:
-        a :class:`~judgebox.reward.verdict.Judgement`; never raises for bad test data (``test_data_error``) or
-        an unreachable sandbox (``infra_error``).
+        a :class:`~judgebox.reward.verdict.Judgement` with its ``tamper_signals`` and ``forgeable``; never
+        raises for bad test data (``test_data_error``) or an unreachable sandbox (``infra_error``).
+
+    Raises:
+        ValueError: ``on_tamper`` is not ``"report"``, ``"reject"`` or ``None``.
     """
     client = client or default_client()
+    job = _Judging(spec, code, stop_on_first_failure, on_tamper)
     missing = spec_missing_libraries(client, sandbox_language(spec), spec.prelude, spec.libraries)
     if missing:
-        return _missing_judgement(spec, missing)
-    return _Judging(spec, code, stop_on_first_failure).run(client.run_tests)
+        return job.missing(missing)
+    return job.run(client.run_tests)
 
 
 def judge_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client: Optional[SandboxClient] = None,
-                stop_on_first_failure: bool = False) -> list[Judgement]:
+                stop_on_first_failure: bool = False, on_tamper: Optional[str] = None) -> list[Judgement]:
     """Judge ``codes[i]`` against ``specs[i]`` for every ``i`` with one
     :meth:`~judgebox.sandbox.client.client.SandboxClient.run_tests_batch` call per round (a second
     round only for the submissions whose checker program must run): over HTTP that is one
@@ -118,7 +126,7 @@ def judge_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client: Opti
     Args:
         specs, codes: equal-length sequences; the arguments of :func:`judge` for each submission.
         client: the sandbox client (default: :func:`default_client`).
-        stop_on_first_failure: as for :func:`judge`.
+        stop_on_first_failure, on_tamper: as for :func:`judge`.
 
     Returns:
         one :class:`~judgebox.reward.verdict.Judgement` per code, in order: the verdict :func:`judge`
@@ -126,16 +134,16 @@ def judge_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client: Opti
         one it rejected is ``test_data_error``, as when :func:`judge`'s call raises.
 
     Raises:
-        ValueError: ``specs`` and ``codes`` differ in length.
+        ValueError: ``specs`` and ``codes`` differ in length, or ``on_tamper`` is not a known value.
     """
     if len(specs) != len(codes):
         raise ValueError(f"specs/codes: {len(specs)} specs for {len(codes)} codes; pass one spec per code")
     client = client or default_client()
-    jobs = [_Judging(spec, code, stop_on_first_failure) for spec, code in zip(specs, codes)]
+    jobs = [_Judging(spec, code, stop_on_first_failure, on_tamper) for spec, code in zip(specs, codes)]
     steps: list[Any] = []
     for spec, job in zip(specs, jobs):
         missing = spec_missing_libraries(client, sandbox_language(spec), spec.prelude, spec.libraries)
-        steps.append(_missing_judgement(spec, missing) if missing else job.start())
+        steps.append(job.missing(missing) if missing else job.start())
     while True:
         pending = [i for i, step in enumerate(steps) if isinstance(step, RunTestsRequest)]
         if not pending:
@@ -152,29 +160,38 @@ def judge_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client: Opti
                 steps[i] = jobs[i].feed(answer)
 
 
-def _missing_judgement(spec: TestSpec, missing: list[str]) -> Judgement:
-    return Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests,
-                     message=missing_message("the", sandbox_language(spec), missing,
-                                             None if spec.libraries else "default"))
-
-
 async def ajudge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
-                 stop_on_first_failure: bool = False) -> Judgement:
-    """Async :func:`judge` (same arguments and result); the sandbox call is awaited."""
+                 stop_on_first_failure: bool = False, on_tamper: Optional[str] = None) -> Judgement:
+    """Async :func:`judge` (same arguments, result and errors); the sandbox call is awaited."""
     client = client or default_client()
+    job = _Judging(spec, code, stop_on_first_failure, on_tamper)
     missing = (await asyncio.to_thread(spec_missing_libraries, client, sandbox_language(spec), spec.prelude,
                                        spec.libraries)
                if spec.prelude or spec.libraries else [])  # no thread hop for the common plain spec
     if missing:
-        return _missing_judgement(spec, missing)
-    return await _Judging(spec, code, stop_on_first_failure).arun(client.arun_tests)
+        return job.missing(missing)
+    return await job.arun(client.arun_tests)
+
+
+ON_TAMPER = ("report", "reject")
+
+
+def tamper_signals(spec: TestSpec, code: str) -> list[TamperSignal]:
+    """The tamper signals of ``code`` against ``spec``: its scan (:func:`judgebox.reward.tamper.scan`) in
+    the spec's sandbox language; none for ``stdio`` problems, whose output is judged on the host."""
+    return [] if spec.kind == "stdio" else scan(code, sandbox_language(spec))
 
 
 class _Judging:
     """The state of judging one submission: plan, sandbox responses, per-test results."""
 
-    def __init__(self, spec: TestSpec, code: str, stop: bool) -> None:
+    def __init__(self, spec: TestSpec, code: str, stop: bool, on_tamper: Optional[str] = None) -> None:
+        if on_tamper not in (None, *ON_TAMPER):
+            raise ValueError(f"on_tamper: {on_tamper!r} is not one of {', '.join(ON_TAMPER)} (or None: the spec's)")
         self.spec, self.code, self.stop = spec, code, stop
+        self.reject = (on_tamper or spec.on_tamper) == "reject"
+        self.signals = tamper_signals(spec, code)
+        self.forgeable = forgeable(spec)
         self.nonce: Optional[str] = None
         self.batched = False
         self.isolation: Optional[str] = None
@@ -217,6 +234,10 @@ class _Judging:
         self.nonce = plan.nonce
         self.batched = plan.batched
         self.isolation = plan.isolation
+        if self.reject and self.signals:
+            return self.whole(Verdict.wrong_answer, f"rejected without running for its tamper signals "
+                              f"({signal_kinds(self.signals)}; on_tamper='reject'): "
+                              + "; ".join(f"line {s.line}: {s.evidence}" for s in self.signals[:5]), rejected=True)
         return plan.request
 
     def failed(self, exc: Exception) -> Judgement:
@@ -224,8 +245,17 @@ class _Judging:
             return self.whole(Verdict.test_data_error, f"the sandbox rejected the request: {exc}")
         return self.whole(Verdict.infra_error, f"sandbox unavailable: {exc}")
 
-    def whole(self, verdict: Verdict, message: str) -> Judgement:
-        return Judgement(verdict=verdict, n_total=self.spec.n_tests, message=message)
+    def whole(self, verdict: Verdict, message: str, rejected: bool = False) -> Judgement:
+        return self.judgement(verdict=verdict, n_total=self.spec.n_tests, message=message, tamper_rejected=rejected)
+
+    def missing(self, libraries: list[str]) -> Judgement:
+        """``infra_error``: the sandbox lacks ``libraries`` that the spec's harness provides (not run)."""
+        return self.whole(Verdict.infra_error, missing_message("the", sandbox_language(self.spec), libraries,
+                                                               None if self.spec.libraries else "default"))
+
+    def judgement(self, **fields: Any) -> Judgement:
+        """A :class:`Judgement` of ``fields`` with this sample's tamper signals and ``forgeable``."""
+        return Judgement(tamper_signals=self.signals, forgeable=self.forgeable, **fields)
 
     def feed(self, resp: RunTestsResponse) -> "RunTestsRequest | Judgement":
         if self.results is not None:  # the checker program's answers
@@ -434,17 +464,16 @@ class _Judging:
         for special in (Verdict.infra_error, Verdict.test_data_error, Verdict.compile_error):
             if special in verdicts:
                 first = results[verdicts.index(special)]
-                return Judgement(verdict=special, n_passed=0,
-                                 n_total=len(results), tests=results,
-                                 message=message or first.stderr[-_HEAD:])
+                return self.judgement(verdict=special, n_passed=0, n_total=len(results), tests=results,
+                                      message=message or first.stderr[-_HEAD:])
         failed = next((r for r in results if r.verdict != Verdict.accepted), None)
         verdict = Verdict.accepted if failed is None and results else (failed.verdict if failed else Verdict.skipped)
         detail = (failed.stderr.strip() or failed.stdout.strip())[-_HEAD:] if failed else ""
         n_total = len(results)
         if self.methods is not None and len(results) == 1 and self.methods[1] > 0:
             n_passed, n_total = self.methods  # a unittest file: its test methods, as unittest counted them
-        return Judgement(verdict=verdict, n_passed=n_passed, n_total=n_total, tests=results,
-                         message=message or detail)
+        return self.judgement(verdict=verdict, n_passed=n_passed, n_total=n_total, tests=results,
+                              message=message or detail)
 
 
 #: A compile stopped at its time limit with less CPU than this share of its wall time was starved by

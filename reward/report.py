@@ -35,6 +35,16 @@ class ProblemSummary(BaseModel):
     verdicts: dict[str, int]
 
 
+class TamperSummary(BaseModel):
+    """Tamper signals over an evaluation's samples (:mod:`judgebox.reward.tamper`)."""
+
+    signalled: int = Field(0, description="samples whose code raised at least one tamper signal")
+    rejected: int = Field(0, description="samples judged wrong_answer for their signals (--on-tamper reject)")
+    forgeable: int = Field(0, description="samples whose tests shared the solution's process")
+    kinds: dict[str, int] = Field(default_factory=dict, description="samples per signal kind")
+    signalled_accepted: int = Field(0, description="signalled samples that were accepted: read these first")
+
+
 class EvalSummary(BaseModel):
     """The summary JSON of one evaluation (``judgebox eval --summary``).
 
@@ -66,6 +76,8 @@ class EvalSummary(BaseModel):
     samples_per_s: Optional[float] = Field(None, description="samples scored by this run per second")
     duplicates_dropped: int = Field(0, description="older lines of a sample found in the results file "
                                                    "(each sample counts once, its newest line)")
+    tamper: TamperSummary = Field(default_factory=lambda: TamperSummary(),
+                                  description="samples with tamper signals, rejected for them, forgeable")
     problems: list[ProblemSummary] = Field(default_factory=list)
 
 
@@ -81,7 +93,7 @@ def summarize(dataset: str, task_ids: Iterable[str], results: Iterable[dict], ks
         n_pending: samples not yet scored (shown, never counted).
         wall_time_s: the run's wall time in seconds, if known.
     """
-    task_ids = list(task_ids)
+    task_ids, results = list(task_ids), list(results)
     by_task: dict[str, Counter] = defaultdict(Counter)
     for row in results:
         by_task[row["task_id"]][row["verdict"]] += 1
@@ -109,7 +121,22 @@ def summarize(dataset: str, task_ids: Iterable[str], results: Iterable[dict], ks
         pass_at_k_omitted=passk.omitted, min_n=passk.min_n, max_n=passk.max_n,
         verdicts=dict(verdicts.most_common()), excluded={v: verdicts[v] for v in UNSCORED if verdicts[v]},
         unscorable_reasons={unscorable_reason(v): verdicts[v] for v in UNSCORED if verdicts[v]},
-        wall_time_s=wall_time_s, problems=problems)
+        wall_time_s=wall_time_s, problems=problems, tamper=tamper_summary(results))
+
+
+def tamper_summary(results: Iterable[dict]) -> TamperSummary:
+    """Count the tamper fields of result rows (rows written before they existed count as none)."""
+    out, kinds = TamperSummary(), Counter()
+    for row in results:
+        signals = row.get("tamper_signals") or []
+        if signals:
+            out.signalled += 1
+            out.signalled_accepted += row.get("verdict") == Verdict.accepted.value
+            kinds.update({s.get("kind") for s in signals if isinstance(s, dict)})
+        out.rejected += bool(row.get("tamper_rejected"))
+        out.forgeable += bool(row.get("forgeable"))
+    out.kinds = dict(kinds.most_common())
+    return out
 
 
 def print_table(summary: EvalSummary, console=None) -> None:
@@ -138,6 +165,14 @@ def print_table(summary: EvalSummary, console=None) -> None:
         head.add_row("problems without samples", str(summary.n_problems_unattempted))
     if summary.n_samples_pending:
         head.add_row("samples still pending", str(summary.n_samples_pending))
+    tamper = summary.tamper
+    if tamper.signalled or tamper.rejected:
+        head.add_row("tamper signals (samples)", f"{tamper.signalled} ({', '.join(tamper.kinds)})")
+        head.add_row("  of them accepted", str(tamper.signalled_accepted))
+    if tamper.rejected:
+        head.add_row("rejected for tamper signals", str(tamper.rejected))
+    if tamper.forgeable:
+        head.add_row("forgeable harness (samples)", str(tamper.forgeable))
     if summary.wall_time_s is not None:
         head.add_row("wall time (s)", f"{summary.wall_time_s:.1f}")
     console.print(head)

@@ -13,8 +13,9 @@ from judgebox.sandbox.client import SandboxClient
 from judgebox.sandbox.errors import SandboxUnavailable
 
 from .extract import extract_code
-from .judge import default_client, judge, judge_batch, warn_unknown
+from .judge import ON_TAMPER, default_client, judge, judge_batch, warn_unknown
 from .spec import TestDataError, TestSpec
+from .tamper import signal_kinds
 from .verdict import Judgement, Verdict, unscorable_reason
 
 _clients: dict[str, SandboxClient] = {}
@@ -53,8 +54,27 @@ def client_for(url: Optional[str]) -> SandboxClient:
     return client
 
 
-#: The keys of every :func:`compute_score` result.
-SCORE_KEYS = ("score", "acc", "pass_rate", "n_passed", "n_total", "verdict", "infra_error", "unscorable_reason")
+#: Every key of a :func:`compute_score` result (verl's ``reward_extra_info`` takes one scalar per key
+#: per sample, so each value is a number, a bool, a string or ``None``): key -> (types, meaning). The
+#: one list of the extras; ``docs/guides/rewards.md`` shows it and ``tests/reward/test_score_keys.py``
+#: checks every key of real results against it.
+SCORE_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "score": ((float, type(None)), "the reward: 1.0/0.0 (binary) or the pass rate; infra_score (default "
+                                   "0.0) when the verdict is unknown"),
+    "acc": ((bool,), "every test passed"),
+    "pass_rate": ((float, type(None)), "n_passed / n_total; None when the verdict is unknown"),
+    "n_passed": ((int,), "tests passed"),
+    "n_total": ((int,), "tests of the problem (every one counts)"),
+    "verdict": ((str,), "the Verdict value (accepted, wrong_answer, ..., infra_error)"),
+    "infra_error": ((bool,), "the score carries no information (sandbox or test-data failure): mask it"),
+    "unscorable_reason": ((str, type(None)), "'infrastructure' or 'test_data' when infra_error, else None"),
+    "tamper_signals": ((str,), "the kinds of tamper signal the candidate's code raised, sorted and joined by "
+                               "',' ('' when none; judgebox.reward.tamper)"),
+    "forgeable": ((bool,), "the tests share the solution's process, so a deliberate program could forge "
+                           "the verdict"),
+}
+#: The keys of every :func:`compute_score` result, in order (:data:`SCORE_FIELDS`).
+SCORE_KEYS = tuple(SCORE_FIELDS)
 
 
 def compute_score(data_source: Optional[str] = None, solution_str: str = "", ground_truth: Any = None,
@@ -76,18 +96,24 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
             ``memory_limit_mb`` (MiB) and ``run_timeout`` (seconds per test) overriding the spec,
             ``concurrent_semaphore`` (held while the sandbox runs this submission),
             ``infra_score`` (score reported when the verdict is unknown, default 0.0; check
-            ``infra_error``).
+            ``infra_error``), ``on_tamper`` (``"report"`` or ``"reject"``: see
+            :func:`judgebox.reward.judge.judge`; default the spec's).
 
     Returns:
-        a dict with exactly :data:`SCORE_KEYS`: ``score`` (float), ``acc`` (bool), ``pass_rate``
-        (float or ``None`` when unknown), ``n_passed``, ``n_total`` (every test counts),
-        ``verdict`` (a :class:`Verdict` value) and ``infra_error`` (True when the sandbox failed or
-        the test data is bad: the score then carries no information and should be masked; the
-        reason is logged as a warning on the ``judgebox.reward`` logger, once per distinct message)
-        and ``unscorable_reason`` (``"infrastructure"`` or ``"test_data"`` when ``infra_error``, else
-        ``None``: which failed, the sandbox or the dataset). Every result has every key, as verl's
-        ``reward_extra_info`` needs.
+        a dict with exactly :data:`SCORE_KEYS`, described in :data:`SCORE_FIELDS`: ``score`` (float),
+        ``acc`` (bool), ``pass_rate`` (float or ``None`` when unknown), ``n_passed``, ``n_total`` (every
+        test counts), ``verdict`` (a :class:`Verdict` value), ``infra_error`` (True when the sandbox
+        failed or the test data is bad: the score then carries no information and should be masked;
+        the reason is logged as a warning on the ``judgebox.reward`` logger, once per distinct
+        message), ``unscorable_reason`` (``"infrastructure"`` or ``"test_data"`` when ``infra_error``,
+        else ``None``: which failed, the sandbox or the dataset), ``tamper_signals`` (the kinds the
+        candidate's code raised, joined by ``,``) and ``forgeable``. Every result has every key, as
+        verl's ``reward_extra_info`` needs.
+
+    Raises:
+        ValueError: ``on_tamper`` is not ``"report"`` or ``"reject"``.
     """
+    _on_tamper(kwargs)
     prepared = _prepared(solution_str, ground_truth, extra_info, kwargs)
     if isinstance(prepared, dict):
         return prepared
@@ -98,7 +124,8 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
     except SandboxUnavailable as exc:  # a dead URL is the sandbox's failure, told in seconds
         return _score(Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests, message=str(exc)), binary, kwargs)
     stop = binary and kwargs.get("stop_on_first_failure", True)
-    future = _pool.submit(_judge_gated, kwargs.get("concurrent_semaphore"), spec, code, client, stop)
+    future = _pool.submit(_judge_gated, kwargs.get("concurrent_semaphore"), spec, code, client, stop,
+                          _on_tamper(kwargs))
     try:
         j = future.result(timeout=float(kwargs.get("total_timeout", 600)))
     except concurrent.futures.TimeoutError:
@@ -131,7 +158,7 @@ def compute_score_batch(data_sources: Optional[Sequence[Optional[str]]] = None,
     if len(ground_truths) != n or len(extra_infos) != n or (data_sources is not None and len(data_sources) != n):
         raise ValueError(f"compute_score_batch: {n} solution_strs, {len(ground_truths)} ground_truths and "
                          f"{len(extra_infos)} extra_infos; pass one of each per completion")
-    binary = _binary(kwargs)
+    binary, _ = _binary(kwargs), _on_tamper(kwargs)
     scores: list[Any] = [_prepared(s, g, e, kwargs) for s, g, e in zip(solution_strs, ground_truths, extra_infos)]
     todo = [i for i, p in enumerate(scores) if not isinstance(p, dict)]
     if not todo:
@@ -144,7 +171,7 @@ def compute_score_batch(data_sources: Optional[Sequence[Optional[str]]] = None,
     else:
         stop = binary and kwargs.get("stop_on_first_failure", True)
         future = _pool.submit(_gated, kwargs.get("concurrent_semaphore"), judge_batch, specs, codes, client=client,
-                              stop_on_first_failure=stop)
+                              stop_on_first_failure=stop, on_tamper=_on_tamper(kwargs))
         try:
             judgements = future.result(timeout=float(kwargs.get("total_timeout", 600)))
         except concurrent.futures.TimeoutError:
@@ -157,6 +184,14 @@ def compute_score_batch(data_sources: Optional[Sequence[Optional[str]]] = None,
 
 def _binary(kwargs: dict[str, Any]) -> bool:
     return kwargs.get("score_mode", "binary") != "pass_rate"
+
+
+def _on_tamper(kwargs: dict[str, Any]) -> Optional[str]:
+    """The ``on_tamper`` keyword, checked before any work is queued (``ValueError`` names the values)."""
+    value = kwargs.get("on_tamper")
+    if value not in (None, *ON_TAMPER):
+        raise ValueError(f"on_tamper: {value!r} is not one of {', '.join(ON_TAMPER)}")
+    return value
 
 
 def _prepared(solution_str: str, ground_truth: Any, extra_info: Optional[dict],
@@ -186,8 +221,8 @@ def _gated(gate: Optional[threading.Semaphore], fn: Callable[..., T], *args: Any
 
 
 def _judge_gated(gate: Optional[threading.Semaphore], spec: TestSpec, code: str, client: SandboxClient,
-                 stop: bool) -> Judgement:
-    return _gated(gate, judge, spec, code, client=client, stop_on_first_failure=stop)
+                 stop: bool, on_tamper: Optional[str]) -> Judgement:
+    return _gated(gate, judge, spec, code, client=client, stop_on_first_failure=stop, on_tamper=on_tamper)
 
 
 def _score(j: Judgement, binary: bool, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -201,4 +236,5 @@ def _score(j: Judgement, binary: bool, kwargs: dict[str, Any]) -> dict[str, Any]
         score = (1.0 if j.passed else 0.0) if binary else float(rate or 0.0)
     return {"score": score, "acc": j.passed, "pass_rate": rate, "n_passed": j.n_passed,
             "n_total": j.n_total, "verdict": j.verdict.value, "infra_error": unknown,
-            "unscorable_reason": unscorable_reason(j.verdict)}
+            "unscorable_reason": unscorable_reason(j.verdict), "tamper_signals": signal_kinds(j.tamper_signals),
+            "forgeable": j.forgeable}

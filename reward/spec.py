@@ -115,6 +115,10 @@ class TestSpec(BaseModel):
     multiple_answers: bool = Field(
         False, description="the problem accepts several answers; without a checker program a wrong "
                            "answer is flagged needs_checker for dataset audits")
+    on_tamper: Literal["report", "reject"] = Field(
+        "report", description="report: tamper signals are reported beside the verdict; reject: a sample with "
+                              "any tamper signal is judged wrong_answer without running "
+                              "(judgebox.reward.tamper; the judge's on_tamper keyword overrides it)")
 
     @field_validator("input_file", "output_file")
     @classmethod

@@ -7,6 +7,8 @@ from typing import ClassVar, Literal, Optional
 
 from pydantic import BaseModel, Field
 
+from .tamper import TamperSignal
+
 
 class Verdict(str, Enum):
     """Outcome names (Codeforces/DMOJ vocabulary). ``test_data_error`` and ``infra_error`` carry no
@@ -66,6 +68,14 @@ class Judgement(BaseModel):
     n_total: int = 0
     tests: list[TestResult] = Field(default_factory=list)
     message: str = ""
+    tamper_signals: list[TamperSignal] = Field(
+        default_factory=list, description="what the static scan of the candidate's code found "
+        "(:func:`judgebox.reward.tamper.scan`); empty for stdio problems, which are judged on the host")
+    forgeable: bool = Field(False, description="the tests share the solution's process, so a deliberate program "
+                            "could forge this verdict (in-process Python harnesses, MultiPL-E harnesses of "
+                            "other languages, BigCodeBench's module harness)")
+    tamper_rejected: bool = Field(False, description="judged wrong_answer for its tamper signals "
+                                  "(on_tamper='reject'); the program was not run")
 
     @property
     def passed(self) -> bool:

@@ -27,6 +27,7 @@ PUBLIC = {
         "CallCase", "Judgement", "StdioCase", "TestDataError", "TestResult", "TestSpec", "Verdict", "ajudge",
         "compute_score", "compute_score_batch", "extract_code", "judge", "judge_batch", "judge_many", "score_batch"],
     "judgebox.reward.checkers": ["CHECKERS", "Checker", "DEFAULT_MODE", "get_checker"],
+    "judgebox.reward.tamper": ["KINDS", "MAX_SIGNALS", "RULES", "TamperSignal", "scan", "signal_kinds"],
     "judgebox.reward.loaders": ["FORMATS", "Manifest", "Problem", "convert_rows", "get_manifest", "list_manifests",
                                 "load_dataset", "load_problems", "read_rows"],
     "judgebox.agent": ["AgentLoopConfig", "AgentLoopOutput", "AgentState", "ToolAgentLoop", "backends", "collate",

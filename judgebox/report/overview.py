@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from typing import Any, Optional
 
 from judgebox.report.records import Records, verl_task_id
-from judgebox.reward.report import summarize
+from judgebox.reward.report import summarize, tamper_summary
 from judgebox.reward.verdict import Verdict
 
 #: labels that say nothing about the program: left out of pass rates and mean scores
@@ -127,6 +127,7 @@ def overview(records: Records, summary: Optional[dict], ks: tuple[int, ...] = (1
         "duplicates_dropped": records.duplicates, "torn_line": records.torn,
         "elapsed_s": _percentiles([r["elapsed_s"] for r in records.rows if isinstance(r.get("elapsed_s"), (int, float))]),
         "splits": {"language": _splits(records, "language"), "data_source": _splits(records, "data_source")},
+        "tamper": tamper_summary(records.rows).model_dump(),
     }
     if kind == "rollout":
         extras = [r.get("extra_fields") or {} for r in records.rows]

@@ -108,6 +108,8 @@ def sample(row: dict, kind: str, index: Any) -> dict:
         "passed": row.get("passed"), "n_passed": row.get("n_passed"), "n_total": row.get("n_total"),
         "message": row.get("message", ""), "program": row.get("program"), "language": row.get("language"),
         "elapsed_s": row.get("elapsed_s"), "attempts": row.get("attempts"), "tests": _tests(row.get("tests")),
+        "tamper_signals": [t for t in row.get("tamper_signals") or [] if isinstance(t, dict)],
+        "forgeable": bool(row.get("forgeable")), "tamper_rejected": bool(row.get("tamper_rejected")),
     }
     if kind == "rollout":
         extra = row.get("extra_fields") or {}

@@ -100,6 +100,19 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
     return Plan(req, nonce)
 
 
+def forgeable(spec: TestSpec) -> bool:
+    """Whether ``spec``'s tests share the solution's process, so that a deliberate program could forge
+    its verdict: Python's in-process harness (unittest files, tests that need the solution's objects,
+    BigCodeBench's shared module) and every other language's function-call harness (MultiPL-E,
+    HumanEval-X, MBXP: one program). Not ``stdio`` (judged on the host from the output), ``call``
+    (a JSON value compared on the host) nor Python's process-isolated harness."""
+    if spec.kind == "stdio":
+        return False
+    if sandbox_language(spec) == "python":
+        return harness_isolation(spec) == "in-process"
+    return True
+
+
 def stdio_case(spec: TestSpec, case: StdioCase) -> dict:
     """One ``/run_tests`` case of a stdio spec: stdin, the input file and extra files (base64), and
     the output file to fetch."""
@@ -189,5 +202,5 @@ def _names(spec: TestSpec) -> dict:
     return tests_names(tests, spec.setup_code, spec.prefix, spec.prelude, spec.entry_point).task_field()
 
 
-__all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "harness_isolation", "python_tasks", "sandbox_language",
+__all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "forgeable", "harness_isolation", "python_tasks", "sandbox_language",
            "stdio_case"]

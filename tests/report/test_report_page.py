@@ -84,3 +84,23 @@ def test_infrastructure_errors_are_labelled_and_kept_apart_from_wrong_answers(tm
         labels = page.locator("#problem .sample .infra-label").all_inner_texts()
         assert len(labels) == 3 and all(t.startswith("infrastructure error: not a wrong answer") for t in labels)
         page.screenshot(path=str(tmp_path / "infra.png"))
+
+
+def test_tamper_signals_are_counted_and_shown_on_the_sample(tmp_path):
+    """Issue 37: the page counts samples with tamper signals (and those accepted) and shows each
+    sample's signals with their line and evidence."""
+    from judgebox.reward.loaders import load_dataset
+
+    problems, _ = load_dataset("humaneval")
+    samples = tmp_path / "he.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": p.task_id, "completion": c}) + "\n" for p, c in
+                               ((problems[0], problems[0].gold), (problems[1], "    import atexit\n" + problems[1].gold))))
+    html = tmp_path / "he.html"
+    assert main(["eval", "humaneval", "--samples", str(samples), "--allow-partial", "--no-progress", "--k", "1",
+                 "--results", str(tmp_path / "he.jsonl.results"), "--html", str(html)]) == 0
+    with opened(html) as page:
+        assert page.inner_text("[data-card=tamper] .v") == "1"
+        assert "1 accepted" in page.inner_text("[data-card=tamper]")
+        assert page.inner_text("#tamper-kinds tr[data-kind=exit_hook] td") == "1"
+        go(page, "p/1", "#problem .sample")
+        assert page.locator("#problem .sample pre.tamper").inner_text() == "line 1: exit_hook: atexit"

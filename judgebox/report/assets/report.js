@@ -84,6 +84,8 @@
     card("unscorable (not wrong answers)", unscorable, "unscorable");
     if (s.mean_reward !== undefined && s.mean_reward !== null) card("mean reward", s.mean_reward, "mean_reward");
     if (o.mean_score !== undefined) card(`mean score (of ${o.mean_score_of} scorable samples; unscorable left out)`, o.mean_score, "mean_score");
+    const tamper = o.tamper || {};
+    if (tamper.signalled || tamper.rejected) card(`tamper signals (${tamper.signalled_accepted} accepted, ${tamper.rejected} rejected)`, tamper.signalled, "tamper");
     root.append(cards);
 
     const reported = s.pass_at_k || {}, omitted = s.pass_at_k_omitted || {}, att = s.pass_at_k_attempted || {};
@@ -111,6 +113,13 @@
     if (unscorable) {
       root.append(el("h2", { text: "Unscorable samples (left out of pass@k, never counted as wrong)" }));
       add(root, kv(o.unscorable, { id: "unscorable" }, "data-verdict"));
+    }
+    if (tamper.signalled || tamper.rejected || tamper.forgeable) {
+      root.append(el("h2", { text: "Tamper signals (what a sample's code could forge with; read the accepted ones first)" }));
+      add(root, kv({ "samples with signals": tamper.signalled, "of them accepted": tamper.signalled_accepted,
+                     "rejected for their signals (--on-tamper reject)": tamper.rejected,
+                     "samples whose tests shared the solution's process (forgeable)": tamper.forgeable }, { id: "tamper" }));
+      add(root, kv(tamper.kinds || {}, { id: "tamper-kinds" }, "data-kind"));
     }
     if (o.stop_reasons) {
       root.append(el("h2", { text: "Trajectories" }));
@@ -227,6 +236,8 @@
       add(box, verlInfo(s));
       if (s.response_mask || s.output !== undefined) box.append(el("a", { href: `#t/${chunk}/${j}`, class: "open-trajectory", text: "open trajectory" }));
       if (s.message) box.append(el("div", { class: "muted", text: "message" }), pre(s.message, "message"));
+      if (s.tamper_signals && s.tamper_signals.length) box.append(el("div", { class: "muted", text: "tamper signals" + (s.forgeable ? " (forgeable harness)" : "") + (s.tamper_rejected ? ", rejected" : "") }),
+        pre(s.tamper_signals.map((t) => `line ${t.line}: ${t.kind}: ${t.evidence}`).join("\n"), "tamper"));
       if (s.program !== null && s.program !== undefined) box.append(el("div", { class: "muted", text: "code judged" + (s.language ? ` (${s.language})` : "") }), pre(s.program, "program"));
       if (s.tests && s.tests.length) box.append(testsTable(s.tests));
       root.append(box);

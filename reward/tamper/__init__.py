@@ -1,0 +1,160 @@
+"""Tamper signals: a static scan of a solution for the known mechanisms by which a program that
+shares its tests' process could forge its verdict, and which harnesses are ``forgeable`` at all.
+
+Every judged sample carries both (:class:`~judgebox.reward.verdict.Judgement`'s ``tamper_signals``
+and ``forgeable``; ``compute_score``'s extras ``tamper_signals``, the kinds joined by ``,``, and
+``forgeable``). ``on_tamper="reject"`` (a :func:`~judgebox.reward.judge` keyword, a
+:class:`~judgebox.reward.spec.TestSpec` field, ``judgebox eval --on-tamper reject``) turns a
+signalled sample's verdict into ``wrong_answer``.
+
+What is scanned: the candidate's code (not the prompt) of every test kind whose verdict depends on a
+harness run in the sandbox (``call``, ``assert``, ``harness``). A ``stdio`` program is judged on the
+host from its output alone, so nothing in it can forge the verdict: it is not scanned (no signals).
+The scan is text matching (:mod:`judgebox.reward.tamper.rules`): a signal says "look here", it may
+match a comment, a string or a harmless use; the verdict itself never depends on it unless the user
+asked for ``reject``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Optional
+
+from pydantic import BaseModel
+
+from .rules import BLANKED, KINDS, RULES
+
+#: At most this many signals are kept per sample (the first ones, by line).
+MAX_SIGNALS = 32
+_EVIDENCE = 60
+
+
+class TamperSignal(BaseModel):
+    """One match of the scan: its ``kind`` (:data:`KINDS`), its 1-based ``line`` in the candidate's
+    code and ``evidence``, the matched text (at most 60 characters)."""
+
+    kind: str
+    line: int
+    evidence: str
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern(language: str) -> Optional[tuple[list[tuple[str, re.Pattern[str], Optional[list[str]]]],
+                                             Optional[re.Pattern[str]]]]:
+    """``([(kind, pattern, needles)], blanked)`` of a language: each rule with the literal strings one
+    of which every match of it contains (:func:`_needles`; ``None``: none found, always run)."""
+    rules = RULES.get(language)
+    if not rules:
+        return None
+    blank = BLANKED.get(language)
+    return ([(kind, re.compile(alt, re.M), _needles(alt)) for kind, p in rules for alt in _alternatives(p)],
+            re.compile(blank, re.M | re.S) if blank else None)
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """``pattern`` split at its top-level ``|`` (each alternative is gated by its own needles)."""
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]" or pattern[i + 1:i + 3] == "^]":
+                i += 2 if pattern[i + 1] == "]" else 3
+                continue
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return [*parts, pattern[start:]]
+
+
+def _needles(pattern: str) -> Optional[list[str]]:
+    """Literal strings, one of which is in every match of ``pattern``, from its parsed form (the
+    standard library's regular-expression parser); ``None`` when none is found. A rule none of whose
+    needles is in the code cannot match, so the scan skips it (most rules, for most code)."""
+    try:
+        try:
+            from re import _constants as constants
+            from re import _parser as parser
+        except ImportError:  # Python 3.10
+            import sre_constants as constants  # type: ignore[no-redef]
+            import sre_parse as parser  # type: ignore[no-redef]
+        zero_width = {constants.AT, constants.ASSERT, constants.ASSERT_NOT}
+
+        def need(items: Any) -> Optional[list[str]]:
+            choices, run = [], ""
+            for op, arg in [*items, (None, None)]:
+                if op is constants.LITERAL:
+                    run += chr(arg)
+                    continue
+                if op in zero_width:
+                    continue
+                if len(run) >= 2:
+                    choices.append([run])
+                run, sub = "", None
+                if op is constants.SUBPATTERN:
+                    sub = need(arg[-1])
+                elif op is constants.BRANCH:
+                    subs = [need(a) for a in arg[1]]
+                    sub = None if any(s is None for s in subs) else [n for s in subs for n in s]  # type: ignore[union-attr]
+                elif op in (constants.MAX_REPEAT, constants.MIN_REPEAT) and arg[0] >= 1:
+                    sub = need(arg[2])
+                if sub:
+                    choices.append(sub)
+            # the fewest needles of at least 3 characters, else the longest shortest needle
+            return max(choices, key=lambda c: (min(map(len, c)) >= 3, -len(c), min(map(len, c)))) if choices else None
+
+        return need(parser.parse(pattern, re.M))
+    except Exception:  # another interpreter's parser: every rule runs
+        return None
+
+
+def _blanked(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group())
+
+
+def scan(code: str, language: str) -> list[TamperSignal]:
+    """The tamper signals of ``code`` written in the sandbox language ``language`` (``python``,
+    ``cpp``, ``java``, ...: :data:`judgebox.reward.tamper.rules.RULES`' keys), in line order, one per
+    distinct ``(kind, evidence)``, at most :data:`MAX_SIGNALS`; ``[]`` for a language without rules.
+    Comments (and Java/Kotlin/Scala import lines, bash's single-quoted text) are not scanned.
+    Costs under 1 ms for a 2 KB answer (``tests/bench/bench_tamper.py``): a rule none of whose
+    literal needles is in the code is skipped."""
+    compiled = _pattern(language)
+    if compiled is None or not code:
+        return []
+    rules, blank = compiled
+    if blank is not None:
+        code = blank.sub(_blanked, code)
+    matches = sorted((m.start(), kind, m.group()) for kind, pattern, needles in rules
+                     if needles is None or any(n in code for n in needles) for m in pattern.finditer(code))
+    found: list[TamperSignal] = []
+    seen: set[tuple[str, str]] = set()
+    for start, kind, text in matches:
+        evidence = text.strip()[:_EVIDENCE]
+        if (kind, evidence) in seen:
+            continue
+        seen.add((kind, evidence))
+        found.append(TamperSignal(kind=kind, line=code.count("\n", 0, start) + 1, evidence=evidence))
+        if len(found) >= MAX_SIGNALS:
+            break
+    return found
+
+
+def signal_kinds(signals: list[TamperSignal]) -> str:
+    """The distinct kinds of ``signals``, sorted, joined by ``,`` (``""`` for none): the scalar that
+    ``compute_score``'s extras carry (verl's ``reward_extra_info`` holds one scalar per key)."""
+    return ",".join(sorted({s.kind for s in signals}))
+
+
+__all__ = ["KINDS", "MAX_SIGNALS", "RULES", "TamperSignal", "scan", "signal_kinds"]

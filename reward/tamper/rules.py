@@ -1,0 +1,267 @@
+"""The tamper scan's rules: per sandbox language, ``(kind, pattern)`` pairs matched against the
+solution's text (:func:`judgebox.reward.tamper.scan`).
+
+Each rule names a known mechanism by which a program that shares its tests' process can read the
+completion marker's nonce, outlive or pre-empt its tests, or change what they compare. The kinds
+(:data:`KINDS`) are stable names; a pattern is a Python regular expression (``re.M``). Rules are
+signals, not verdicts: a match says "look here", and a pattern may also match a harmless use (in a
+comment, a string, a stdio program). Sources of the mechanisms: the verdict rules' list of what a
+solution can forge (``docs/explanation/verdict-rules.md``) and the attacks of issues 37/38.
+"""
+
+from __future__ import annotations
+
+#: kind -> what it means (the report and the docs show these).
+KINDS: dict[str, str] = {
+    "early_init": "code that runs before the tests' entry point (constructors, .init_array, init(), static initializers)",
+    "signal_handler": "a handler for the signals a failed assertion or a crash raises",
+    "exit_hook": "code that runs at exit, on a panic or an uncaught exception (shutdown hooks, atexit, panic hooks)",
+    "forced_exit": "an exit that skips the tests' own ending (_exit, halt, os.Exit, process.exit, exit)",
+    "introspection": "walks frames, the heap, globals or reflection: can find the nonce or the test runner",
+    "reads_stdin": "reads standard input, where the harness's nonce arrives",
+    "reads_own_program": "reads the program's own text or files (/proc/self, __FILE__, $0, argv[0])",
+    "redefines_check": "redefines an assertion, an equality or a comparison helper the tests use",
+    "second_entry_point": "declares its own entry point (main) beside the tests'",
+    "raw_output": "writes to the real standard output around the harness (saved descriptors, output buffers)",
+}
+
+_C_FAMILY = [
+    ("early_init", r"__attribute__\s*\(\(\s*(?:__)?constructor|\binit_priority\b|\.(?:pre)?init_array|#\s*pragma\s+init\b"),
+    ("early_init", r"\}\s*\(\s*\)\s*;"),  # an immediately invoked lambda: a static initializer's body
+    ("signal_handler", r"\b(?:signal|sigaction|sigset|bsd_signal)\s*\(|\bstruct\s+sigaction\b"),
+    ("exit_hook", r"\b(?:atexit|at_quick_exit|set_terminate|set_unexpected|__cxa_atexit|on_exit)\s*\(|"
+                  r"__attribute__\s*\(\(\s*(?:__)?destructor"),
+    ("forced_exit", r"(?<![\w.])(?:std::)?(?:_exit|_Exit|quick_exit|exit|abort|kill|raise)\s*\("),
+    ("introspection", r"__builtin_(?:frame|return)_address|\bdlsym\b|\bdlopen\b|\bbacktrace\s*\(|\benviron\b"),
+    ("reads_stdin", r"(?<![\w.])(?:std::)?cin\b|\b(?:scanf|getchar|gets)\s*\(|\bgetline\s*\(\s*(?:std::)?cin\b|\bstdin\b|"
+                    r"\bread\s*\(\s*0\b"),
+    ("reads_own_program", r"/proc/self|/proc/\d|\b__FILE__\b|\bargv\s*\[\s*0|\breadlink\s*\("),
+    ("redefines_check", r"#\s*define\s+(?:assert|issame|main|candidate|abs|_?_?assert\w*)\b|#\s*undef\b|"
+                        r"\b__assert(?:_fail|_rtn|_perror)?\b|\boperator\s*(?:==|!=|<=>)"),
+    ("second_entry_point", r"^[ \t]*(?:int|void|auto|signed|long)\s+main\s*\("),
+    ("raw_output", r"\bdup[23]?\s*\(|\bfdopen\s*\(|\bfreopen\s*\(|/dev/(?:stdout|fd|tty)|\bwrite\s*\(\s*[12]\s*,"),
+]
+
+_JVM_REFLECTION = (r"getDeclared(?:Field|Method|Constructor)s?\b|\bsetAccessible\b|\bisAccessible\b|"
+                   r"\bClass\s*\.\s*forName\b|\bgetStackTrace\b|\bStackWalker\b|\bUnsafe\b|java\.lang\.reflect|"
+                   r"\bMethodHandles?\b|\bgetClassLoader\b|getAllStackTraces|\.get(?:Field|Method)s?\s*\(")
+_JVM_REFLECTION = _JVM_REFLECTION.replace("java\\.lang\\.reflect", "java\\.lang\\.reflect\\.[A-Z]")
+_JVM_EXIT_HOOK = r"addShutdownHook|set(?:Default)?UncaughtExceptionHandler|sun\.misc\.Signal\b"
+_JVM_EXIT = r"System\s*\.\s*exit\b|\.\s*halt\s*\(|Runtime\s*\.\s*getRuntime\s*\(\s*\)\s*\.\s*exit"
+_JVM_OUTPUT = r"FileDescriptor\s*\.\s*(?:out|err)\b|System\s*\.\s*set(?:Out|Err)\b|/dev/(?:stdout|fd)"
+
+RULES: dict[str, list[tuple[str, str]]] = {
+    "python": [
+        ("introspection", r"\bsys\s*\.\s*_getframe|\binspect\s*\.\s*(?:currentframe|stack|getouterframes|trace|"
+                          r"getmembers)|\bgc\s*\.\s*get_(?:objects|referrers|referents)|\.f_(?:back|locals|globals|"
+                          r"builtins|code)\b|\btb_frame\b|\bctypes\b|__subclasses__|\bimport\s+__main__|\b__main__\s*\.|"
+                          r"\bsys\s*\.\s*modules\s*\[|\bsettrace\b|\bsetprofile\b"),
+        ("exit_hook", r"\batexit\b|\bsys\s*\.\s*(?:excepthook|unraisablehook)\b|\bthreading\s*\.\s*excepthook\b|"
+                      r"\baddaudithook\b"),
+        ("signal_handler", r"\bsignal\s*\.\s*(?:signal|set_wakeup_fd|setitimer|alarm)\s*\("),
+        ("forced_exit", r"\bos\s*\.\s*(?:_exit|kill|killpg|abort)\b|\bsys\s*\.\s*exit\b|(?<![\w.])(?:exit|quit)\s*\(|"
+                        r"\bSystemExit\b|\bos\s*\.\s*exec\w*\s*\("),
+        ("reads_stdin", r"\bsys\s*\.\s*stdin\b|(?<![\w.])input\s*\(|\bopen\s*\(\s*0\b|/dev/stdin|\bos\s*\.\s*read\s*\(\s*0\b|"
+                        r"\bfileinput\b"),
+        ("reads_own_program", r"\b__file__\b|/proc/self|/proc/\d|\bsys\s*\.\s*argv\b|\bmain\.py\b|\brunner\.py\b|"
+                              r"\.judgebox\b|\bsolution\.py\b"),
+        ("redefines_check", r"\bdef\s+__(?:eq|ne|hash)__\b|\b__(?:eq|ne)__\s*=|\bAssertionError\s*=|"
+                            r"\bunittest(?:\s*\.\s*\w+)+\s*=(?!=)|\b(?:np|numpy|pd|pandas)\s*\.\s*testing(?:\s*\.\s*\w+)+"
+                            r"\s*=(?!=)|\bbuiltins\s*\.\s*\w+\s*=(?!=)|\b__builtins__\b|\bsetattr\s*\(\s*(?:builtins|unittest|"
+                            r"np|numpy|pd|pandas)\b"),
+        ("raw_output", r"\bos\s*\.\s*(?:write\s*\(\s*[12]\b|dup2?\s*\(|fdopen\s*\()|\bsys\s*\.\s*__stdout__\b|"
+                       r"/dev/(?:stdout|fd)|/proc/self/fd"),
+    ],
+    "cpp": _C_FAMILY,
+    "rust": [
+        ("early_init", r"\blink_section\b|\.init_array|#\s*\[\s*ctor\b|#\s*\[\s*used\s*\]"),
+        ("exit_hook", r"\bpanic\s*::\s*(?:set_hook|take_hook|catch_unwind)|\bset_hook\s*\(|\bcatch_unwind\b|\batexit\b"),
+        ("signal_handler", r"\blibc\s*::\s*(?:signal|sigaction)\b|\bsignal_hook\b"),
+        ("forced_exit", r"\bprocess\s*::\s*(?:exit|abort)\b|\blibc\s*::\s*(?:_?exit|_Exit|kill|abort|raise)\b"),
+        ("introspection", r"\bunsafe\b|\btransmute\b|\bstd\s*::\s*ptr\s*::|\basm!|\bglobal_asm!"),
+        ("reads_stdin", r"\bstdin\s*\(|\bio\s*::\s*stdin\b|/dev/stdin|\bStdin\b"),
+        ("reads_own_program", r"/proc/self|/proc/\d|\bcurrent_exe\b|\bfile!\s*\(|\binclude_(?:str|bytes)!|\benv\s*::\s*args\b"),
+        ("redefines_check", r"macro_rules!\s*(?:assert\w*|debug_assert\w*|panic|unreachable)\b|\bimpl\b[^{\n]*\bPartialEq\b|"
+                            r"\bfn\s+(?:eq|ne)\s*\("),
+        ("second_entry_point", r"\bfn\s+main\s*\("),
+        ("raw_output", r"\bfrom_raw_fd\b|\blibc\s*::\s*(?:write|dup2?)\b|/dev/(?:stdout|fd)"),
+    ],
+    "java": [
+        ("early_init", r"(?<![\w.])static\s*\{"),
+        ("exit_hook", _JVM_EXIT_HOOK),
+        ("signal_handler", r"sun\.misc\.Signal|\bSignalHandler\b"),
+        ("forced_exit", _JVM_EXIT),
+        ("introspection", _JVM_REFLECTION),
+        ("reads_stdin", r"System\s*\.\s*in\b|\bnew\s+Scanner\s*\(|\bBufferedReader\b|\bSystem\s*\.\s*console\b"),
+        ("reads_own_program", r"/proc/self|\.java\"|getProtectionDomain|getCodeSource|\buser\.dir\b"),
+        ("redefines_check", r"\bboolean\s+equals\s*\(|\bint\s+hashCode\s*\(|\bextends\s+(?:java\.util\.)?(?:ArrayList|"
+                            r"LinkedList|HashMap|TreeMap|HashSet|TreeSet|AbstractList|AbstractMap|AbstractSet|Optional)\b"),
+        ("second_entry_point", r"\bstatic\s+void\s+main\s*\("),
+        ("raw_output", _JVM_OUTPUT),
+    ],
+    "kotlin_script": [
+        ("exit_hook", _JVM_EXIT_HOOK),
+        ("forced_exit", _JVM_EXIT + r"|\bexitProcess\b"),
+        ("introspection", _JVM_REFLECTION + r"|::class\b|\bjavaClass\b|\bdeclared(?:Fields|Methods|Members)\b|kotlin\.reflect"),
+        ("reads_stdin", r"\breadLine\s*\(|\breadln(?:OrNull)?\s*\(|System\s*\.\s*`?in`?\b"),
+        ("reads_own_program", r"/proc/self|\.kts\"|getProtectionDomain"),
+        ("redefines_check", r"\bfun\s+(?:assert\w*|check|require)\s*\(|\boverride\s+fun\s+equals\b|\boperator\s+fun\s+equals\b"),
+        ("second_entry_point", r"\bfun\s+main\s*\("),
+        ("raw_output", _JVM_OUTPUT),
+    ],
+    "scala": [
+        ("exit_hook", _JVM_EXIT_HOOK + r"|\bsys\s*\.\s*addShutdownHook\b"),
+        ("forced_exit", _JVM_EXIT + r"|\bsys\s*\.\s*exit\b"),
+        ("introspection", _JVM_REFLECTION + r"|scala\.reflect|\bclassOf\s*\["),
+        ("reads_stdin", r"\bStdIn\b|System\s*\.\s*in\b|Source\s*\.\s*stdin|\breadLine\s*\("),
+        ("reads_own_program", r"/proc/self|\.scala\"|getProtectionDomain"),
+        ("redefines_check", r"\bdef\s+(?:assert\w*|require|assume)\s*[\[(]|\boverride\s+def\s+equals\b|\bdef\s+==|"
+                            r"\bimplicit\s+def\b"),
+        ("second_entry_point", r"\bdef\s+main\s*\(|\bextends\s+App\b"),
+        ("raw_output", _JVM_OUTPUT + r"|Console\s*\.\s*(?:setOut|withOut)\b"),
+    ],
+    "go": [
+        ("early_init", r"\bfunc\s+init\s*\(\s*\)"),
+        ("exit_hook", r"\bruntime\s*\.\s*SetFinalizer\b|\brecover\s*\(\s*\)"),
+        ("signal_handler", r"\bsignal\s*\.\s*(?:Notify|Ignore)\b"),
+        ("forced_exit", r"\bos\s*\.\s*Exit\b|\bsyscall\s*\.\s*(?:Exit|Kill)\b|\bruntime\s*\.\s*Goexit\b"),
+        ("introspection", r"\bunsafe\b|\breflect\s*\.|\bruntime\s*\.\s*(?:Caller|Callers|Stack)\b|\bdebug\s*\.\s*Stack\b|"
+                          r"go:linkname"),
+        ("reads_stdin", r"\bos\s*\.\s*Stdin\b|\bfmt\s*\.\s*(?:Scan|Scanf|Scanln)\b|/dev/stdin"),
+        ("reads_own_program", r"/proc/self|/proc/\d|\bos\s*\.\s*(?:Executable|Args)\b"),
+        ("redefines_check", r"go:linkname|\bfunc\s+Test\w*\s*\(|\bfunc\s+\(\s*\w+\s+\*?\w+\s*\)\s+Equal\s*\("),
+        ("second_entry_point", r"\bfunc\s+main\s*\(\s*\)|\bfunc\s+TestMain\s*\("),
+        ("raw_output", r"\bos\s*\.\s*NewFile\s*\(\s*[12]\b|\bsyscall\s*\.\s*(?:Write\s*\(\s*[12]\b|Dup\w*)|/dev/(?:stdout|fd)|"
+                       r"\bos\s*\.\s*Stdout\s*="),
+    ],
+    "nodejs": [
+        ("exit_hook", r"\bprocess\s*\.\s*(?:on|once|addListener|prependListener)\s*\(\s*['\"`](?:exit|beforeExit|"
+                      r"uncaughtException|unhandledRejection)|setUncaughtExceptionCaptureCallback|\bprocess\s*\.\s*exitCode\b"),
+        ("signal_handler", r"\bprocess\s*\.\s*(?:on|once|addListener)\s*\(\s*['\"`]SIG"),
+        ("forced_exit", r"\bprocess\s*\.\s*(?:exit|kill|abort|reallyExit)\b"),
+        ("introspection", r"\bglobalThis\b|(?<![\w.$])global\s*\.|\barguments\s*\.\s*callee\b|\.stack\b|"
+                          r"Error\s*\.\s*(?:captureStackTrace|prepareStackTrace)|\brequire\s*\.\s*(?:cache|main)\b|"
+                          r"\bmodule\s*\.\s*(?:parent|children)\b|(?<![\w.$])Function\s*\(|(?<![\w.$])eval\s*\("),
+        ("reads_stdin", r"\bprocess\s*\.\s*stdin\b|readFileSync\s*\(\s*(?:0\b|['\"`]/dev/stdin)|\breadline\b"),
+        ("reads_own_program", r"\b__filename\b|\b__dirname\b|\bprocess\s*\.\s*argv\b|/proc/self|\bimport\s*\.\s*meta\b"),
+        ("redefines_check", r"\bassert(?:\s*\.\s*\w+)*\s*=(?!=)|\b(?:isEqual|deepEqual|deepStrictEqual|strictEqual|equal)"
+                            r"\s*=(?!=)|\bObject\s*\.\s*(?:defineProperty|setPrototypeOf|assign)\s*\(\s*(?:assert|global|"
+                            r"globalThis|process|require|module|_)\b|\b(?:Object|Array|String|Number|Map|Set)\s*\.\s*"
+                            r"prototype\s*\.\s*\w+\s*=(?!=)|\bJSON\s*\.\s*stringify\s*=(?!=)|Symbol\s*\.\s*toPrimitive"),
+        ("raw_output", r"\bprocess\s*\.\s*stdout\s*\.\s*(?:write\s*=(?!=)|fd\b|_handle)|\bwriteSync\s*\(\s*[12]\b|"
+                       r"/dev/(?:stdout|fd)"),
+    ],
+    "bash": [
+        ("exit_hook", r"(?<![\w-])trap\b"),
+        ("forced_exit", r"(?<![\w-])(?:exit|kill|exec|logout)\b"),
+        ("introspection", r"\bdeclare\s+-[pfF]|\bcompgen\b|\btypeset\s+-p|^\s*set\s*(?:$|\|)|\$\{![A-Za-z_]\w*[@*]\}|"
+                          r"\bFUNCNAME\b|\bBASH_ARGV\b|\bcaller\b"),
+        ("reads_stdin", r"/dev/stdin|/proc/self/fd/0"),
+        ("reads_own_program", r"\$0\b|\$\{0\}|\bBASH_SOURCE\b|/proc/self|/proc/\$\$"),
+        ("redefines_check", r"^\s*(?:alias|unalias)\b|\benable\s+-n\b|^\s*(?:function\s+)?(?:\[\[?|test|echo|printf|"
+                            r"return|exit|set|shopt|declare|local|source|eval|command|builtin)\s*\(\s*\)"),
+        ("raw_output", r">&\s*[3-9]|/dev/fd/|/proc/self/fd|\bexec\s+[0-9]*[<>]"),
+    ],
+    "ruby": [
+        ("exit_hook", r"\bat_exit\b|\bEND\s*\{|\btrap\s*\(|\bSignal\s*\.\s*trap\b|\bdefine_finalizer\b"),
+        ("forced_exit", r"\bexit!|\bProcess\s*\.\s*(?:exit|kill|abort)\b|(?<![\w.:])(?:exit|abort)\b"),
+        ("introspection", r"\bglobal_variables\b|\bObjectSpace\b|\bbinding\b|\binstance_variable_get\b|\bcaller\b|"
+                          r"\bTracePoint\b|(?<![\w.])eval\s*[\s(]|\b(?:instance|class|module)_eval\b|\bsend\s*\(|"
+                          r"\b__send__\b|\blocal_variables\b"),
+        ("reads_stdin", r"\bSTDIN\b|\$stdin\b|(?<![\w.])gets\b|\bARGF\b|\breadlines\b"),
+        ("reads_own_program", r"\b__FILE__\b|\$0\b|\$PROGRAM_NAME\b|\b__dir__\b|/proc/self|\bDATA\s*\.\s*read\b"),
+        ("redefines_check", r"\bdef\s+(?:self\s*\.\s*)?(?:assert\w*|refute\w*|==|eql\?|equal\?|===)|\bTest::Unit\b|"
+                            r"\bMinitest\b|\bAssertions\b|^\s*class\s+(?:Integer|String|Array|Hash|Object|Float|NilClass|"
+                            r"TrueClass|FalseClass|BasicObject|Kernel|Comparable)\b|\b(?:alias_method|define_method|"
+                            r"remove_method|undef_method|prepend)\b"),
+        ("raw_output", r"\$stdout\s*=(?!=)|\bSTDOUT\b|\bIO\s*\.\s*new\s*\(\s*[12]\b|\breopen\b|\bsyswrite\b|"
+                       r"\bIO\s*\.\s*for_fd\b"),
+    ],
+    "php": [
+        ("exit_hook", r"\bregister_shutdown_function\b|\bset_exception_handler\b|\bset_error_handler\b|\bpcntl_signal\b"),
+        ("forced_exit", r"(?<![\w$>])(?:exit|die)\b|\bposix_kill\b|\bposix__?exit\b"),
+        ("introspection", r"\$GLOBALS\b|\bdebug_backtrace\b|\bget_defined_(?:vars|functions|constants)\b|\bReflection\w+|"
+                          r"(?<![\w$])global\s+\$"),
+        ("reads_stdin", r"\bSTDIN\b|php://stdin|\bfgets\s*\(|\bfscanf\s*\(|\breadline\s*\(|\bstream_get_contents\b"),
+        ("reads_own_program", r"\b__FILE__\b|\b__DIR__\b|\$argv\b|\$_SERVER\b|/proc/self"),
+        ("redefines_check", r"\bassert_options\b|\bini_set\s*\(\s*['\"](?:zend\.)?assert|\bfunction\s+assert\w*\s*\(|"
+                            r"(?<![\w$])namespace\s"),
+        ("raw_output", r"\bob_(?:end_clean|get_clean|end_flush|get_flush|get_contents|start|clean|flush|get_level)\b|"
+                       r"php://(?:stdout|output|fd)|\bSTDOUT\b"),
+    ],
+    "perl": [
+        ("exit_hook", r"\bEND\s*\{|\$SIG\s*\{|__DIE__|__WARN__"),
+        ("forced_exit", r"\bPOSIX::_exit\b|\bCORE::exit\b|(?<![\w:$])(?:exit|kill)\b"),
+        ("introspection", r"\bPadWalker\b|(?<![\w$])caller\b|%main::|%::|\$main::|\*main::|\bB::|\bDevel::|"
+                          r"(?<![\w$])eval\s*[\"']|\bstash\b"),
+        ("reads_stdin", r"<STDIN>|<>|\*STDIN\b|\bSTDIN\b"),
+        ("reads_own_program", r"\$0\b|\b__FILE__\b|/proc/self|\b__DATA__\b|\b__END__\b"),
+        ("redefines_check", r"\bsub\s+(?:\w+::)+\w+|\*(?:\w+::)+\w+\s*=|\bno\s+warnings\b[^;]*\bredefine\b|"
+                            r"\bsub\s+(?:eq_deeply|is_deeply|cmp_deeply|is|ok|is_num)\b|\buse\s+overload\b"),
+        ("raw_output", r">&\s*(?:STDOUT|1)\b|\*STDOUT\b|\bselect\s*\(|\bsyswrite\b|/dev/(?:stdout|fd)"),
+    ],
+    "lua": [
+        ("exit_hook", r"__gc\b|\bsetmetatable\s*\(\s*_G\b|\bdebug\s*\.\s*sethook\b"),
+        ("forced_exit", r"\bos\s*\.\s*exit\b"),
+        ("introspection", r"\bdebug\s*\.|\bgetfenv\b|\bsetfenv\b|\b_G\b|\b_ENV\b|\brawget\b|\brawset\b|"
+                          r"\bpackage\s*\.\s*loaded\b|(?<![\w.:])load(?:string)?\s*\("),
+        ("reads_stdin", r"\bio\s*\.\s*(?:read|stdin|lines\s*\(\s*\))"),
+        ("reads_own_program", r"\barg\s*\[\s*0|/proc/self|\bdebug\s*\.\s*getinfo\b"),
+        ("redefines_check", r"\blu\s*\.\s*\w+\s*=(?!=)|\bluaunit\b|(?<![\w.:])assert\s*=(?!=)|\bfunction\s+assert\w*\s*\(|"
+                            r"__eq\b"),
+        ("raw_output", r"\bio\s*\.\s*(?:stdout|output)\b|/dev/(?:stdout|fd)"),
+    ],
+    "R": [
+        ("exit_hook", r"\breg\.finalizer\b|\.Last\b|\bon\.exit\b|\baddTaskCallback\b"),
+        ("forced_exit", r"(?<![\w.])(?:quit|q)\s*\(|\bpskill\b"),
+        ("introspection", r"\bglobalenv\s*\(|\.GlobalEnv\b|\bsys\.(?:frames?|function|call|calls)\b|\bparent\.frame\b|"
+                          r"\benvironment\s*\(|(?<![\w.])ls\s*\(|(?<![\w.])(?:get|mget|exists)\s*\(|(?<![\w.])assign\s*\("),
+        ("reads_stdin", r"file\s*\(\s*['\"]stdin|\breadLines\s*\(|(?<![\w.])scan\s*\(|\breadline\s*\("),
+        ("reads_own_program", r"\bcommandArgs\b|/proc/self|--file"),
+        ("redefines_check", r"\b(?:stopifnot|all\.equal|identical|isTRUE|isFALSE|stop)\s*(?:<<?-|=(?!=))|"
+                            r"`(?:==|!=|identical|stopifnot|all\.equal)`\s*<<?-|\b(?:un)?lockBinding\b"),
+        ("raw_output", r"\bsink\s*\(|\bstdout\s*\(\s*\)|/dev/(?:stdout|fd)"),
+    ],
+    "racket": [
+        ("exit_hook", r"(?<![\w-])(?:exit-handler|uncaught-exception-handler|error-escape-handler|plumber[\w-]*|"
+                      r"make-will-executor|will-register)(?![\w?!*/<>=-])"),
+        ("forced_exit", r"\(\s*exit(?![\w?!*/<>=-])"),
+        ("introspection", r"(?<![\w-])(?:namespace[\w-]*|current-namespace|module->namespace|eval|"
+                          r"variable-reference[\w-]*)(?![\w?!*/<>=-])"),
+        ("reads_stdin", r"\(\s*read(?:-line|-char|-bytes|-string)?\s*\)|\bcurrent-input-port\b"),
+        ("reads_own_program", r"/proc/self|\bcurrent-command-line-arguments\b|\bsyntax-source\b|\bfind-system-path\b"),
+        ("redefines_check", r"\bcurrent-check-handler\b|\bcurrent-check-around\b|\(\s*define\s+\(?\s*(?:check-equal\?|"
+                            r"check-true|check-false|check-not-equal\?|check|equal\?|test-case)(?![\w?!*/<>=-])|"
+                            r"\bset!\s+(?:check|equal)(?![\w?!*/<>=-])"),
+        ("raw_output", r"\bcurrent-output-port\b|/dev/(?:stdout|fd)"),
+    ],
+    "D_ut": [
+        ("early_init", r"\bstatic\s+this\s*\(|\bshared\s+static\s+this\s*\(|crt_constructor"),
+        ("exit_hook", r"\bstatic\s+~this\b|\bassertHandler\b|\bRuntime\s*\.\s*\w+|\bmoduleUnitTester\b|"
+                      r"\bextendedModuleUnitTester\b|\bcore\.runtime\b"),
+        ("forced_exit", r"(?<![\w.])(?:exit|_Exit|abort)\s*\(|\bcore\.stdc\.stdlib\b"),
+        ("introspection", r"__traits\b|\bModuleInfo\b|\.tupleof\b|\bcore\.sys\b|\basm\s*\{"),
+        ("reads_stdin", r"\bstdin\b|\breadln\b|\breadf\b|\bscanf\b"),
+        ("reads_own_program", r"\b__FILE__\b|\b__FILE_FULL_PATH__\b|\bthisExePath\b|/proc/self|\bimport\s*\(\s*\""),
+        ("redefines_check", r"\bopEquals\b|\balias\s+assert\b|\bassertHandler\b"),
+        ("second_entry_point", r"^[ \t]*(?:void|int)\s+main\s*\("),
+        ("raw_output", r"\bstdout\s*\.\s*reopen\b|\bdup2?\s*\(|/dev/(?:stdout|fd)"),
+    ],
+}
+RULES["typescript"] = RULES["nodejs"]
+RULES["go_test"] = RULES["go"]
+RULES["pytest"] = RULES["python"]
+
+
+_SLASH = r"//[^\n]*|/\*.*?\*/"
+_HASH = r"(?:^|(?<=\s))#[^\n]*"
+#: sandbox language -> what is blanked before the scan (kept as spaces, so lines keep their numbers):
+#: comments, Java/Kotlin/Scala import lines (a use is what signals, not an import), bash's single-quoted
+#: text (never expanded).
+BLANKED: dict[str, str] = {
+    "python": _HASH, "pytest": _HASH, "ruby": _HASH + r"|^=begin\b.*?^=end\b", "perl": _HASH + r"|^=\w+.*?^=cut\b",
+    "R": _HASH, "bash": _HASH + r"|'[^'\n]*'", "cpp": _SLASH, "rust": _SLASH, "go": _SLASH, "go_test": _SLASH,
+    "nodejs": _SLASH, "typescript": _SLASH, "php": _SLASH + "|" + _HASH, "D_ut": _SLASH + r"|/\+.*?\+/",
+    "java": _SLASH + r"|^\s*import\s[^\n]*", "kotlin_script": _SLASH + r"|^\s*import\s[^\n]*",
+    "scala": _SLASH + r"|^\s*import\s[^\n]*", "lua": r"--\[(=*)\[.*?\]\1\]|--[^\n]*", "racket": r";[^\n]*|#\|.*?\|#",
+}
