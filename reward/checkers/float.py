@@ -66,12 +66,19 @@ def values_close(got: Any, want: Any, eps: float = EPS) -> bool:
     except that an ``int`` expected value must be matched exactly (``5`` or ``5.0``, not ``5.0000001``).
 
     Types must agree the JSON way (evalplus rule): a ``str`` never equals a number, a ``bool`` only
-    a ``bool``; lists need equal length; dicts equal keys.
+    a ``bool``; lists need equal length; dicts equal keys. An ``int`` too large for a float never
+    matches a ``float`` expected value (a solution's ``10**400`` used to raise ``OverflowError`` out
+    of the judge).
     """
     if isinstance(got, bool) or isinstance(want, bool):
         return type(got) is type(want) and got == want
     if isinstance(got, (int, float)) and isinstance(want, (int, float)):
-        return got == want if isinstance(want, int) else close(float(got), float(want), eps)
+        if isinstance(want, int):
+            return got == want
+        try:
+            return close(float(got), float(want), eps)
+        except OverflowError:  # an int beyond any float: never close to a float (and no crash)
+            return False
     if isinstance(got, list) and isinstance(want, list):
         return len(got) == len(want) and all(values_close(g, w, eps) for g, w in zip(got, want))
     if isinstance(got, dict) and isinstance(want, dict):

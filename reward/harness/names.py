@@ -5,11 +5,13 @@ the solution's code never runs. Nothing in that namespace is named by the soluti
 of the tests (used, never bound by them) is resolved here, from the tests' own AST, the problem's
 prompt (``TestSpec.prefix``), its prelude and its entry point, in this order:
 
-1. the entry point, and a name the prompt declares without defining it (a function stub, a class,
-   an assignment): a *proxy*, answered by the solution's process (a call, or its value as data);
-2. a function the prompt defines in full (HumanEval's ``poly``, ``encode_cyclic``): the prompt's own
-   definition, run in the tests' process (a solution that redefines it cannot change what the tests
-   compute with it);
+1. the entry point, and a function or class the prompt declares without defining it (a stub whose
+   body is only a docstring, ``pass`` or ``...``): a *proxy*, answered by the solution's process (a
+   call, or its value as data);
+2. a name the prompt's own code binds (its complete functions, even decorated, its classes, its
+   constants, what its top-level ``if``/``try``/``with``/``for`` blocks bind): that code, run in the
+   tests' process (HumanEval's ``poly``, ``encode_cyclic``, a ``MOD`` a helper reads), so a solution
+   that redefines any of it changes nothing the tests compute with it;
 3. a builtin: always the real builtin (``def set(*a): return 0`` beside the answer changes nothing);
 4. imported in the tests' process, whose import path does not hold the working folder: a name the
    prompt or the prelude imports, when the problem has an entry point or the tests use the name only
@@ -21,7 +23,8 @@ prompt (``TestSpec.prefix``), its prelude and its entry point, in this order:
    comes after the prelude.
 
 The in-process harness (tests that need the solution's own objects) shares the solution's names, as
-the official MBPP/HumanEval harnesses do; only rule 3 applies there (:attr:`TestsNames.builtins`).
+the official MBPP/HumanEval harnesses do; rules 2 and 3 apply there too (the prompt's own code is run
+in the tests' namespace after the solution, and :attr:`TestsNames.builtins` are removed from it).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ class TestsNames:
     __test__ = False  # not a pytest test class
 
     proxies: tuple[str, ...]  #: names answered by the solution's process
-    bootstrap: str  #: Python source run in the tests' namespace first: imports and prompt helpers
+    bootstrap: str  #: Python source run in the tests' namespace first: imports and the prompt's own code
     builtins: tuple[str, ...]  #: builtin names the tests use that must stay the real builtin
 
     def task_field(self) -> dict:
@@ -68,27 +71,18 @@ def tests_names(tests: Iterable[str], setup: str = "", prompt: str = "", prelude
 @functools.lru_cache(maxsize=512)
 def _tests_names(tests: tuple[str, ...], setup: str, prompt: str, prelude: str, entry: str) -> TestsNames:
     trees = [ast.parse(setup), *(ast.parse(t) for t in tests)]
-    free = _free_names(trees)
-    declared, helpers, prompt_imports, prompt_stars = _prompt_parts(prompt, entry)
+    declared, owned, prompt_imports, prompt_stars = _prompt_parts(prompt, entry)
     prelude_imports, prelude_stars = _imports(_parse_or_none(prelude))
-    # the prompt's helpers that the tests (or helpers they use) call, and what those need in turn
-    wanted, used_helpers = set(free), {}
-    queue = [n for n in free if n in helpers and n != entry and n not in declared]
-    while queue:
-        name = queue.pop()
-        if name in used_helpers:
-            continue
-        used_helpers[name] = helpers[name]
-        more = _free_names([ast.Module(body=[helpers[name]], type_ignores=[])]) - {name}
-        wanted |= more
-        queue += [n for n in more if n in helpers and n != entry and n not in declared]
-    as_module = _module_uses(trees + [ast.Module(body=list(used_helpers.values()), type_ignores=[])])
+    code = ast.Module(body=owned, type_ignores=[])
+    bound_by_prompt = _bound_names(owned)
+    wanted = _free_names(trees) | _free_names([code])
+    as_module = _module_uses([*trees, code])
     proxies, imports, kept_builtins = [entry] if entry else [], [], []
     for name in sorted(wanted):
         if name == entry or name in declared:
             proxies.append(name)
-        elif name in used_helpers:
-            continue
+        elif name in bound_by_prompt:
+            continue  # the prompt's own code binds it in the tests' process
         elif name in _BUILTINS:
             kept_builtins.append(name)
         elif (entry or name in as_module) and (name in prompt_imports or name in prelude_imports):
@@ -101,8 +95,7 @@ def _tests_names(tests: tuple[str, ...], setup: str, prompt: str, prelude: str, 
                 imports.append(f"from {star} import {name}")
             else:
                 proxies.append(name)
-    order = list(dict.fromkeys(imports))
-    source = "\n".join([*order, *(ast.unparse(node) for node in used_helpers.values())])
+    source = "\n".join([*dict.fromkeys(imports), *(ast.unparse(node) for node in owned)])
     return TestsNames(tuple(dict.fromkeys(proxies)), source + "\n" if source else "", tuple(kept_builtins))
 
 
@@ -169,32 +162,64 @@ def _imports(tree: Optional[ast.Module]) -> tuple[dict[str, str], list[str]]:
 
 
 def _prompt_parts(prompt: str, entry: str):
-    """``(declared, helpers, imports, stars)`` of the prompt's top level: names it declares without
-    a full definition, ``{name: FunctionDef}`` of the functions it defines in full (never the entry
-    point), and its imports (see :func:`_imports`)."""
+    """``(declared, owned, imports, stars)`` of the prompt's top level: the names the solution
+    writes (the entry point, function and class stubs), the prompt's own statements that run in the
+    tests' process (complete functions and classes, assignments, ``if``/``try``/``with``/``for``
+    blocks; not its imports, which are kept per name, not ``if __name__ == "__main__"`` blocks, not
+    bare expressions), and its imports (see :func:`_imports`)."""
     tree = _parse_or_none(prompt) or _parse_or_none(prompt + "\n    pass\n")
     if tree is None:  # a prompt that is no module: every name it seems to define is declared
         declared = set(re.findall(r"^(?:async\s+def|def|class)\s+(\w+)|^(\w+)\s*[:=]", prompt, re.M))
-        return {a or b for a, b in declared} - {""}, {}, {}, []
-    declared, helpers = set(), {}
+        return {a or b for a, b in declared} - {""}, [], {}, []
+    declared, owned = set(), []
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if node.name == entry or _is_stub(node) or node.decorator_list:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == entry or _is_stub(node):
                 declared.add(node.name)
-                helpers.pop(node.name, None)
             else:
-                helpers[node.name] = node
-        elif isinstance(node, ast.ClassDef):
-            declared.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            declared.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+                owned.append(node)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Try, ast.With, ast.For, ast.While)) \
+                or (isinstance(node, ast.If) and not _is_main_guard(node)):
+            owned.append(node)
     imports, stars = _imports(tree)
-    return declared - set(imports), helpers, imports, stars
+    declared -= _bound_names(owned)  # a name the prompt also binds in full is the prompt's
+    return declared - set(imports), owned, imports, stars
+
+
+def _is_main_guard(node: ast.If) -> bool:
+    """``if __name__ == "__main__":`` (a demo the tests never run)."""
+    test = node.test
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
+
+
+def _bound_names(nodes: list[ast.stmt]) -> set[str]:
+    """The module-level names ``nodes`` bind (definitions, assignment and loop targets, imports, and
+    the same inside top-level ``if``/``try``/``with``/``for`` blocks; not inside functions)."""
+    bound: set[str] = set()
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+            continue
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                bound |= _bound_names([child])
+            elif isinstance(child, ast.excepthandler):
+                bound |= ({child.name} if child.name else set()) | _bound_names(child.body)
+            else:
+                bound.update(n.id for n in ast.walk(child) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return bound
 
 
 def _is_stub(node: ast.AST) -> bool:
-    """A function whose body is only a docstring, ``pass`` or ``...``: the solution writes it."""
+    """A function whose body is only a docstring, ``pass`` or ``...`` (the solution writes it), or a
+    class whose methods are all such stubs (LeetCode's ``class Solution``)."""
+    if isinstance(node, ast.ClassDef):
+        methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        return bool(methods) and all(_is_stub(m) for m in methods)
     for stmt in node.body:
         if isinstance(stmt, ast.Pass):
             continue

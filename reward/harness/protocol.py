@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from typing import Any, Optional
+
+
+def _int(text: str) -> int:
+    """A JSON integer of any length (``int()`` refuses more than 4,300 digits; a call result may have
+    more: parsed through ``Decimal``, which has no such limit)."""
+    return int(text) if len(text) <= 4000 else int(Decimal(text))
 
 
 def _nonce_lines(stdout: Optional[str], nonce: str) -> list[dict[str, Any]]:
@@ -14,8 +21,8 @@ def _nonce_lines(stdout: Optional[str], nonce: str) -> list[dict[str, Any]]:
     for line in (stdout or "").splitlines():
         if line.startswith(prefix):
             try:
-                value = json.loads(line[len(prefix):])
-            except ValueError:
+                value = json.loads(line[len(prefix):], parse_int=_int)
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, dict):
                 found.append(value)

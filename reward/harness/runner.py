@@ -105,21 +105,33 @@ def _plain(x, depth=0):
 
 
 def _python_eq(x, depth=0):
-    """True iff ``x`` (or something inside a builtin container) has an ``__eq__``/``__ne__`` written in
-    Python outside the stdlib and installed packages (so ``fractions.Fraction`` is trusted)."""
+    """True iff ``x`` (or something inside a builtin container) compares with an ``__eq__``/``__ne__``
+    that is not a builtin type's nor one of the stdlib's or an installed package's classes' (so
+    ``fractions.Fraction`` is trusted; a class of the solution whose ``__eq__`` is ``id`` or a lambda
+    is not)."""
     if depth > 50:
         return True
     if isinstance(x, (list, tuple, set, frozenset)) and type(x) in _BUILTIN_EQ:
         return any(_python_eq(v, depth + 1) for v in x)
     if isinstance(x, dict) and type(x) is dict:
         return any(_python_eq(v, depth + 1) for v in x.values())
-    return _untrusted(type(x).__eq__) or _untrusted(type(x).__ne__)
+    return _untrusted_owner(type(x), "__eq__") or _untrusted_owner(type(x), "__ne__")
 
 
-def _untrusted(method):
-    """True iff ``method`` is Python code compiled outside the stdlib and installed packages."""
-    code = getattr(method, "__code__", None)
-    return code is not None and not code.co_filename.startswith(_TRUSTED)
+def _untrusted_owner(cls, name):
+    """True iff the class of ``cls``'s MRO that defines ``name`` is neither a builtin type nor a class
+    that a stdlib or installed module holds under its own name."""
+    import builtins
+
+    owner = next((k for k in type.__getattribute__(cls, "__mro__") if name in type.__getattribute__(k, "__dict__")),
+                 object)
+    module = type.__getattribute__(owner, "__module__")
+    qualname = type.__getattribute__(owner, "__qualname__")
+    if module == "builtins":
+        return getattr(builtins, qualname, None) is not owner
+    mod = sys.modules.get(module)
+    path = getattr(mod, "__file__", None) or ""
+    return not (path.startswith(_TRUSTED) and getattr(mod, qualname.split(".")[0], None) is owner)
 
 
 def judgebox_eq(a, b):
@@ -200,6 +212,38 @@ def _counters(pid="self"):
         except (OSError, ValueError, IndexError):
             wait = 0.0
         return cpu, wait
+
+    return counters
+
+
+def _run_counters(solution_pid):
+    """``() -> (cpu, wait)`` of the rest of the run, for the tests' process to add to its own: in a PID
+    namespace of the run's own (the solution's process is its pid 2, as full isolation starts every
+    program), the CPU seconds of every other process in it (``utime + stime + cutime + cstime`` of
+    each: children and orphans, whoever reaped them), so work handed to a child or a ``setsid``'d
+    process still counts against each assert's limit; elsewhere (minimal isolation) the solution's
+    process alone (:func:`_counters`). ``wait`` is the solution's process's."""
+    solution = _counters(solution_pid)
+    if solution_pid != 2:
+        return solution
+    own, tck = os.getpid(), os.sysconf("SC_CLK_TCK")
+    open_, read, close, listdir = os.open, os.read, os.close, os.listdir
+
+    def counters():
+        ticks = 0
+        for name in listdir("/proc"):
+            if not name.isdigit() or int(name) == own:
+                continue
+            try:
+                fd = open_("/proc/%s/stat" % name, os.O_RDONLY)
+                try:
+                    stat = read(fd, 4096).decode().rsplit(")", 1)[1].split()
+                finally:
+                    close(fd)
+                ticks += int(stat[11]) + int(stat[12]) + int(stat[13]) + int(stat[14])
+            except (OSError, ValueError, IndexError):
+                pass
+        return ticks / tck, solution()[1]
 
     return counters
 
@@ -299,9 +343,15 @@ def main():
     pristine = dict(vars(test_case))
     saved = _snapshot(unittest)
     saved_builtins = dict(vars(builtins))  # the tests' own builtins: the solution cannot reach this copy
-    result_class = _result_class(unittest, error_text)
+    result_class = _result_class(unittest, error_text, tests)
+    guarded = _guarded_asserts(pristine)
     restore, run_unittest, assert_loop, call = _restore, _run_unittest, _assert_loop, _call
-    kept_builtins = (task.get("names") or {}).get("builtins") or ()
+    names = task.get("names") or {}
+    kept_builtins = names.get("builtins") or ()
+    try:  # the prompt's own code, compiled before the solution runs; run in the tests' namespace
+        bootstrap = compile(names.get("bootstrap") or "", "prompt.py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        report("test_error", error=error_text(exc))
     sys.modules["__main__"] = types.ModuleType("__main__")  # `import __main__` no longer reaches this runner
 
     with open("solution.py", encoding="utf-8") as f:
@@ -328,6 +378,10 @@ def main():
         if not task.get("shared_module"):
             for name in kept_builtins:  # a builtin the tests use is the real one, not the solution's
                 ns.pop(name, None)
+            try:  # the prompt's helpers and constants are the prompt's, with the tests' builtins
+                exec(bootstrap, ns)
+            except Exception as exc:  # after the solution ran: its doing, never a test-data error
+                report("error", error="the prompt's own code failed after the solution ran: %s" % error_text(exc))
         if mode == "call":
             report("ok", value=call(ns, task["fn_name"], task["args"]))
         if mode == "checker":
@@ -347,8 +401,8 @@ def main():
             ns["check"](ns[entry])
             report("ok")
         if mode == "unittest":
-            status, fields = run_unittest(unittest, tests_module, pristine, result_class(), task.get("classes"),
-                                          solution_objects)
+            status, fields = run_unittest(unittest, tests_module, {**pristine, **guarded}, result_class(),
+                                          task.get("classes"), solution_objects)
             report(status, **fields)
         report("ok")
     except AssertionError as exc:
@@ -374,13 +428,15 @@ _MISSING = object()
 
 
 def _snapshot(unittest):
-    """The namespaces of ``unittest``'s modules and classes, copied before the solution runs."""
+    """The namespaces of ``unittest``'s modules and classes, copied before the solution runs, and
+    their ``sys.modules`` entries (``(None, {name: module})`` first)."""
     case = sys.modules["unittest.case"]
     objects = [case, sys.modules["unittest.suite"], sys.modules["unittest.result"], sys.modules["unittest.loader"],
                unittest.TestCase, unittest.TestSuite, unittest.suite.BaseTestSuite, unittest.TestResult,
                unittest.TestLoader, unittest.FunctionTestCase]
     objects += [getattr(case, n) for n in ("_Outcome", "_SubTest") if isinstance(getattr(case, n, None), type)]
-    return [(obj, dict(vars(obj))) for obj in objects]
+    entries = {n: m for n, m in sys.modules.items() if n == "unittest" or n.startswith("unittest.")}
+    return [(None, entries)] + [(obj, dict(vars(obj))) for obj in objects]
 
 
 def _restore(saved, builtins=None):
@@ -393,6 +449,11 @@ def _restore(saved, builtins=None):
             if vars(module).get(name, _MISSING) is not value:
                 setattr(module, name, value)
     for obj, before in saved:
+        if obj is None:  # the sys.modules entries of unittest's modules
+            for name in [n for n in sys.modules if (n == "unittest" or n.startswith("unittest.")) and n not in before]:
+                del sys.modules[name]
+            sys.modules.update(before)
+            continue
         now = vars(obj)
         for name in [n for n in now if n not in before]:
             try:
@@ -407,8 +468,53 @@ def _restore(saved, builtins=None):
                     pass
 
 
-def _result_class(unittest, error_text):
-    """A ``unittest.TestResult`` that records each test's outcome (made before the solution runs)."""
+#: ``TestCase`` assertions that compare their operands with ``==``: guarded so that an operand whose
+#: ``==`` is the solution's own code never equals plain builtin data (:func:`_guarded_asserts`).
+_EQUALITY_ASSERTS = ("assertEqual", "assertNotEqual", "assertListEqual", "assertTupleEqual", "assertDictEqual",
+                     "assertSetEqual", "assertSequenceEqual", "assertCountEqual", "assertMultiLineEqual",
+                     "assertIn", "assertNotIn", "assertAlmostEqual", "assertNotAlmostEqual")
+
+
+def _guarded_asserts(pristine):
+    """``{name: method}``: the pristine ``TestCase`` equality assertions of :data:`_EQUALITY_ASSERTS`,
+    each failing first when one operand is plain builtin data and the other compares with code that
+    is not a builtin's nor a trusted library's (:func:`_python_eq`), as :func:`judgebox_eq` does for
+    ``assert a == b``. Made before the solution runs."""
+    plain, lying = _plain, _python_eq
+
+    def guard(name, method):
+        def guarded(self, first, second, *args, **kwargs):
+            if (plain(first) and lying(second)) or (plain(second) and lying(first)):
+                self.fail("%s: an operand compares with the solution's own code (%s vs %s)"
+                          % (name, type(first).__name__, type(second).__name__))
+            return method(self, first, second, *args, **kwargs)
+        guarded.__name__ = name
+        return guarded
+
+    return {name: guard(name, pristine[name]) for name in _EQUALITY_ASSERTS if name in pristine}
+
+
+def _code_ids(code):
+    """The ids of ``code`` and of every code object inside it (its functions, classes, lambdas)."""
+    import types
+
+    found, stack = set(), [code]
+    while stack:
+        c = stack.pop()
+        if id(c) not in found:
+            found.add(id(c))
+            stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    return found
+
+
+def _result_class(unittest, error_text, tests_code=None):
+    """A ``unittest.TestResult`` that records each test's outcome (made before the solution runs).
+    A ``SkipTest`` counts as a skip only when every frame it passed through is the tests' own code
+    (``tests_code``'s code objects, by identity) or the standard library's (``skipTest``,
+    ``skipIf``); raised through any other code (the solution's, whatever file name it claims) it is an
+    error."""
+    own = _code_ids(tests_code) if tests_code is not None else set()
+    trusted = _TRUSTED
     rank = {"skip": 0, "ok": 1, "fail": 2, "error": 3}
 
     class Result(unittest.TestResult):
@@ -441,7 +547,8 @@ def _result_class(unittest, error_text):
             exc = sys.exc_info()[1]  # set when SkipTest was raised while the test ran (not a decorator)
             tb = getattr(exc, "__traceback__", None)
             while tb is not None:
-                if tb.tb_frame.f_code.co_filename == "solution.py":  # a skip raised by the solution is an error
+                code = tb.tb_frame.f_code
+                if id(code) not in own and not code.co_filename.startswith(trusted):  # the solution's skip
                     return self.note(test, "error", (None, RuntimeError("the solution raised SkipTest: %s" % reason),
                                                      None))
                 tb = tb.tb_next
@@ -471,7 +578,8 @@ def _run_unittest(unittest, tests_module, pristine, result, classes=None, soluti
 
     Returns ``(status, fields)`` for the result line: ``ok`` with ``ran`` (passed), ``skipped`` and
     ``total``; ``fail``/``error`` naming the first failing test; ``skip`` when no test passed and
-    none failed (a skip is neither a pass nor a fail); ``test_error`` when no test was found.
+    none failed (a skip is neither a pass nor a fail); ``error`` when no test was found at run time
+    (the host refuses a file with none before the run, so the solution hid them).
     """
     test_case = unittest.TestCase
     suite, tests = unittest.TestSuite(), []
@@ -488,8 +596,9 @@ def _run_unittest(unittest, tests_module, pristine, result, classes=None, soluti
         loaded = unittest.TestLoader().loadTestsFromTestCase(cls)
         suite.addTests(loaded)
         tests += list(loaded)
-    if not tests:
-        return "test_error", {"error": "the unittest file defines no TestCase test methods"}
+    if not tests:  # the host counted test methods in the file before the run: the solution hid them
+        return "error", {"error": "no TestCase test methods were found at run time, though the file defines some "
+                                  "(the solution changed unittest or the tests' classes)"}
     suite.run(result)
     if result.fixture_error:
         return "error", {"error": result.fixture_error}
@@ -519,13 +628,19 @@ _TYPES = {t.__name__: t for t in (int, float, str, bytes, bool, list, tuple, dic
                                   type(None))}
 
 
+#: The most items an iterator of the solution yields across to the tests' process (:func:`encode`).
+MAX_ITER_ITEMS = 1000000
+
+
 def encode(x, depth=0):
     """``x`` as JSON-able data: ``None``/``bool``/``str``/small ``int``/finite ``float`` and lists as
     themselves, everything else tagged (``{"$tuple": [...]}``, ``$set``, ``$frozenset``, ``$bytes``
     (latin-1 text), ``$int`` (decimal text, beyond 2**53), ``$float`` (``nan``/``inf``/``-inf``),
     ``$dict`` (key/value pairs), ``$complex``, ``$deque``, ``$ordered``, ``$counter``, ``$decimal``,
-    ``$fraction``, ``$keys``/``$values``/``$items`` (dict views), ``$type`` (a builtin type by name));
-    iterators, ranges and numpy values become lists/numbers. Raises ``TypeError`` for anything else.
+    ``$fraction``, ``$keys``/``$values``/``$items`` (dict views), ``$type`` (a builtin type by name),
+    ``$range`` (start, stop, step), ``$iter`` (an iterator or generator: the items it yields, at most
+    :data:`MAX_ITER_ITEMS`; it crosses as an iterator, so ``range(3) == [0, 1, 2]`` stays false as
+    in Python), ``$bytearray``; numpy values become lists/numbers. Raises ``TypeError`` for anything else.
 
     ``decimal`` and ``fractions`` are looked up, not imported (a value of theirs exists only once
     its module was imported; importing them costs ~3 ms per process)."""
@@ -554,6 +669,10 @@ def encode(x, depth=0):
         return {pairs[t]: [[encode(k, d), encode(v, d)] for k, v in (x.items() if t is not type({}.items()) else x)]}
     if t is bytes:
         return {"$bytes": x.decode("latin-1")}
+    if t is bytearray:
+        return {"$bytearray": x.decode("latin-1")}
+    if t is range:
+        return {"$range": [x.start, x.stop, x.step]}
     if t is type and _TYPES.get(x.__name__) is x:
         return {"$type": x.__name__}
     if t is complex:
@@ -565,8 +684,13 @@ def encode(x, depth=0):
     base = next((b for b in (bool, int, float, str, bytes, tuple, list, dict, set, frozenset) if isinstance(x, b)), None)
     if base is not None and t is not base:  # a subclass: only its builtin value crosses (a lying __eq__ stays behind)
         return encode(base(x), d)
-    if t is range or (hasattr(x, "__next__") and hasattr(x, "__iter__")):
-        return [encode(v, d) for v in x]
+    if hasattr(x, "__next__") and hasattr(x, "__iter__"):
+        items = []
+        for v in x:
+            if len(items) >= MAX_ITER_ITEMS:
+                raise TypeError("an iterator of more than %d items cannot cross to the tests' process" % MAX_ITER_ITEMS)
+            items.append(encode(v, d))
+        return {"$iter": items}
     if t.__module__ == "numpy" and hasattr(x, "tolist"):
         return encode(x.tolist(), d)
     raise TypeError("a %s value cannot cross to the tests' process (plain data only)" % t.__name__)
@@ -591,6 +715,8 @@ def decode(x, depth=0):
     makers = {
         "$tuple": lambda: tuple(items()), "$set": lambda: set(items()), "$frozenset": lambda: frozenset(items()),
         "$deque": lambda: collections.deque(items()), "$bytes": lambda: v.encode("latin-1"),
+        "$bytearray": lambda: bytearray(v.encode("latin-1")), "$iter": lambda: iter(items()),
+        "$range": lambda: range(*[int(i) for i in v]) if len(v) == 3 else None,
         "$int": lambda: int(v), "$float": lambda: float(v), "$dict": lambda: dict(pairs()),
         "$ordered": lambda: collections.OrderedDict(pairs()), "$counter": lambda: collections.Counter(dict(pairs())),
         "$complex": lambda: complex(*items()), "$decimal": lambda: __import__("decimal").Decimal(v),
@@ -662,7 +788,7 @@ def _serve(requests, answers, error_text):
             try:
                 out = {"value": encode(value)}
                 if req["op"] == "call":
-                    out.update(_mutated(req, args))
+                    out.update(_mutated(req, args, kwargs))
             except (TypeError, ValueError, RecursionError) as exc:
                 out = {"notdata": error_text(exc)}
         except BaseException as exc:  # SystemExit from the solution included: the test sees an error
@@ -680,25 +806,50 @@ def _kind(ns, name):
 def _mutable():
     import collections
 
-    return (list, dict, set, collections.deque, collections.OrderedDict, collections.Counter)
+    return (list, dict, set, bytearray, collections.deque, collections.OrderedDict, collections.Counter)
 
 
-def _mutated(req, args):
-    """The positional arguments of a call that the solution changed in place, encoded:
-    ``{"mutated": {"0": ...}}`` (empty when none was), so the tests' side can apply the change to its
-    own objects (a test may check ``x`` after ``candidate(x)``, as it can in-process)."""
-    kinds = _mutable()
-    changed = {str(i): e for i, a in enumerate(args) if type(a) in kinds
-               for e in [encode(a)] if e != req["args"][i]}
+def _mutated(req, args, kwargs):
+    """The arguments of a call that the solution changed in place (at any depth), encoded:
+    ``{"mutated": {"0": ..., "name": ...}}`` (positions and keyword names; empty when none was), so
+    the tests' side can apply the change to its own objects (a test may check ``x`` after
+    ``candidate(x)``, as it can in-process)."""
+    sent = req["args"]
+    changed = {str(i): e for i, a in enumerate(args) if i < len(sent) for e in [encode(a)] if e != sent[i]}
+    sent_kw = dict(decode(req["kwargs"]))
+    changed.update({k: e for k, a in kwargs.items() if k in sent_kw for e in [encode(a)] if e != encode(sent_kw[k])})
     return {"mutated": changed} if changed else {}
 
 
-def _write_back(target, value):
-    """Make the tests' own argument ``target`` equal ``value``, its state after the call, in place."""
-    if isinstance(target, (dict, set)):
+def _write_back(target, value, depth=0):
+    """Make the tests' own argument ``target`` equal ``value``, its state after the call, in place,
+    keeping the identity of the containers inside it (a test may hold an inner list)."""
+    kinds = _mutable()
+    if depth > 100:
+        return
+    if isinstance(target, list) and isinstance(value, list) and len(target) == len(value):
+        for i, (old, new) in enumerate(zip(target, value)):
+            if type(old) is type(new) and type(old) in kinds + (tuple,):
+                _write_back(old, new, depth + 1)
+            if not (type(old) is type(new) and type(old) in kinds) and old is not new:
+                target[i] = new
+    elif isinstance(target, tuple) and isinstance(value, tuple) and len(target) == len(value):
+        for old, new in zip(target, value):  # a tuple's own items cannot change, its lists can
+            if type(old) is type(new) and type(old) in kinds + (tuple,):
+                _write_back(old, new, depth + 1)
+    elif isinstance(target, dict) and isinstance(value, dict):
+        for key in [k for k in target if k not in value]:
+            del target[key]
+        for key, new in value.items():
+            old = target.get(key, _MISSING)
+            if type(old) is type(new) and type(old) in kinds + (tuple,):
+                _write_back(old, new, depth + 1)
+            if not (type(old) is type(new) and type(old) in kinds):
+                target[key] = new
+    elif isinstance(target, set):
         target.clear()
         target.update(value)
-    elif isinstance(target, list):
+    elif isinstance(target, (list, bytearray)):
         target[:] = value
     elif hasattr(target, "extend") and hasattr(target, "clear"):  # a deque
         target.clear()
@@ -751,8 +902,10 @@ class _Solution:
     def proxy(self, name):
         def call(*args, **kwargs):
             out = self.answer(op="call", name=name, args=encode(list(args)), kwargs=encode(kwargs))
-            for i, after in (out.get("mutated") or {}).items():  # changed in place by the solution
-                _write_back(args[int(i)], decode(after))
+            for key, after in (out.get("mutated") or {}).items():  # changed in place by the solution
+                target = args[int(key)] if key.isdigit() and int(key) < len(args) else kwargs.get(key, _MISSING)
+                if target is not _MISSING:
+                    _write_back(target, decode(after))
             return self.value(out)
         call.__name__ = call.__qualname__ = name
         return call
@@ -790,7 +943,7 @@ def split_main():
     _undumpable()
     os.close(req_r)
     os.close(ans_w)
-    _run_tests_process(os.fdopen(req_w, "wb", buffering=0), os.fdopen(ans_r, "rb"), _counters(os.getppid()))
+    _run_tests_process(os.fdopen(req_w, "wb", buffering=0), os.fdopen(ans_r, "rb"), _run_counters(os.getppid()))
 
 
 def _run_tests_process(requests, answers, solution_counters):
@@ -807,6 +960,8 @@ def _run_tests_process(requests, answers, solution_counters):
 
     here = os.path.abspath(os.getcwd())
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != here]
+    if hasattr(sys, "set_int_max_str_digits"):  # a result of any size crosses and is reported (3.11+)
+        sys.set_int_max_str_digits(0)
     nonce = sys.stdin.readline().strip()
     task = json.loads(sys.stdin.read())
     tools = _tools(nonce)

@@ -141,3 +141,129 @@ def test_tests_reach_stdlib_modules_and_prompt_imports_without_the_solution():
     he = TestSpec(kind="harness", entry_point="f", prefix="import math\n\n\ndef f(x):\n",
                   harness="def check(candidate):\n    assert math.fabs(candidate(2) - 4) < 1e-9\n")
     assert judge(he, "    return x * x\n").verdict == Verdict.accepted
+
+
+# --- the red team's round (issue 37): each break is a test ------------------------------------------
+
+def test_an_int_too_large_for_a_float_is_a_wrong_answer_not_a_crash():
+    spec = TestSpec(kind="call", fn_name="f", calls=[CallCase(args=[1], expected=1.5)])
+    assert judge(spec, "def f(x):\n    return 10**400\n").verdict == Verdict.wrong_answer
+    r = compute_score("t", "```python\ndef f(x):\n    return 10**400\n```",
+                      {"inputs": [[1]], "outputs": [1.5], "fn_name": "f"})
+    assert (r["verdict"], r["infra_error"]) == ("wrong_answer", False)
+
+
+def test_the_prompts_constants_that_its_helpers_read_are_the_prompts():
+    prompt = ('MOD = 1000000007\n\ndef expected_of(x):\n    return (x * x) % MOD\n\n'
+              'def square_mod(x):\n    """x*x mod MOD"""\n')
+    spec = TestSpec(kind="harness", entry_point="square_mod", prefix=prompt,
+                    harness="def check(candidate):\n    for x in (123456, 99999999):\n        assert candidate(x) == expected_of(x)\n")
+    assert judge(spec, "    return 0\nMOD = 1\n").verdict == Verdict.wrong_answer
+    assert judge(spec, "    return x * x % MOD\n").verdict == Verdict.accepted
+
+
+@pytest.mark.parametrize("lambda_in_tests", [False, True], ids=["process", "in-process"])
+def test_iterators_keep_their_type_across_and_generators_work(lambda_in_tests):
+    extra = "    (lambda: 0)()\n" if lambda_in_tests else ""
+    first_n = TestSpec(kind="harness", entry_point="first_n", prefix='def first_n(n):\n    """[0..n-1]"""\n',
+                       harness="def check(candidate):\n" + extra + "    assert candidate(3) == [0, 1, 2]\n")
+    for wrong in ("    return range(n)\n", "    return map(int, range(n))\n", "    return (i for i in range(n))\n"):
+        assert judge(first_n, wrong).verdict == Verdict.wrong_answer, wrong
+    assert judge(first_n, "    return list(range(n))\n").verdict == Verdict.accepted
+    gen = TestSpec(kind="harness", entry_point="gen", prefix='def gen(n):\n    """yield 0..n-1"""\n',
+                   harness="def check(candidate):\n" + extra +
+                           "    g = candidate(3)\n    assert next(g) == 0\n    assert list(g) == [1, 2]\n"
+                           "    assert candidate(2) != [0, 1] and list(candidate(2)) == [0, 1]\n")
+    assert judge(gen, "    yield from range(n)\n").verdict == Verdict.accepted
+
+
+def test_nested_and_keyword_arguments_changed_in_place_come_back():
+    spec = TestSpec(kind="assert", asserts=[
+        "x = [[3, 1], [2]]\ninner = x[0]\nsort_first(x)\nassert inner == [1, 3] and x == [[1, 3], [2]]",
+        "d = {'k': [2, 1]}\nv = d['k']\nsort_key(d=d)\nassert v == [1, 2]",
+        "b = bytearray(b'ba')\nsort_bytes(b)\nassert b == bytearray(b'ab')"])
+    code = ("def sort_first(x):\n    x[0].sort()\ndef sort_key(d):\n    d['k'].sort()\n"
+            "def sort_bytes(b):\n    b[:] = bytes(sorted(b))\n")
+    j = judge(spec, code)
+    assert (j.verdict, j.tests[0].harness_isolation) == (Verdict.accepted, "process"), j
+
+
+def test_a_huge_int_result_is_judged():
+    spec = TestSpec(kind="call", fn_name="f", calls=[CallCase(args=[], expected=10 ** 5000)])
+    assert judge(spec, "def f():\n    return 10 ** 5000\n").verdict == Verdict.accepted
+    assert judge(spec, "def f():\n    return 10 ** 5000 + 1\n").verdict == Verdict.wrong_answer
+
+
+#: a class of the solution whose == is a builtin (``id`` returns a truthy int), built so that no
+#: ``def __eq__`` appears
+_BUILTIN_EQ = "R = type('R', (), {'__e' 'q__': id, '__hash__': object.__hash__})\n"
+
+
+def test_an_eq_that_is_a_builtin_function_still_cannot_equal_plain_data_in_process():
+    spec = TestSpec(kind="assert", setup_code="K = 0", asserts=["assert add(1, 2) == 3", "assert add(0, 0) == 0"])
+    j = judge(spec, _BUILTIN_EQ + "def add(a, b):\n    return R()\n")
+    assert (j.verdict, j.tests[0].harness_isolation) == (Verdict.wrong_answer, "in-process")
+    assert judge(spec, "import fractions\ndef add(a, b):\n    return fractions.Fraction(a + b)\n").passed
+
+
+UNITTEST = ("import unittest\n\nclass T(unittest.TestCase):\n"
+            "    def test_a(self):\n        self.assertEqual(add(1, 2), 3)\n"
+            "    def test_b(self):\n        self.assertListEqual([add(1, 1)], [2])\n"
+            "    def test_c(self):\n        self.assertIn(add(2, 2), [4])\n")
+
+
+def test_unittest_equality_assertions_refuse_a_lying_operand():
+    spec = TestSpec(kind="harness", harness=UNITTEST)
+    for liar in ("R = type('R', (), {'__e' 'q__': lambda s, o: True, '__hash__': object.__hash__})\n", _BUILTIN_EQ):
+        j = judge(spec, liar + "def add(a, b):\n    return R()\n")
+        assert (j.verdict, j.n_passed) == (Verdict.wrong_answer, 0), j
+    assert judge(spec, "def add(a, b):\n    return a + b\n").verdict == Verdict.accepted
+
+
+def test_a_skip_raised_through_the_solutions_code_is_an_error_whatever_file_it_claims():
+    spec = TestSpec(kind="harness", harness=UNITTEST)
+    code = ("import unittest\n"
+            "exec(compile('def add(a, b):\\n    raise unittest.SkipTest(\"later\")\\n', 'helpers.py', 'exec'))\n")
+    j = judge(spec, code)
+    assert j.verdict == Verdict.runtime_error and j.n_passed == 0, j
+    skipped = TestSpec(kind="harness", harness=UNITTEST.replace("    def test_c", "    @unittest.skip('x')\n    def test_c"))
+    j = judge(skipped, "def add(a, b):\n    return a + b\n")
+    assert (j.verdict, j.n_passed, j.n_total) == (Verdict.accepted, 2, 2)  # the tests' own skip still counts
+
+
+def test_a_solution_that_replaces_unittest_is_a_runtime_error_not_a_masked_reward():
+    spec = TestSpec(kind="harness", harness=UNITTEST)
+    code = ("import sys, types\n_m = types.ModuleType('unittest')\n_m.TestCase = type('TestCase', (), {})\n"
+            "sys.modules['unittest'] = _m\ndef add(a, b):\n    return a - b\n")
+    j = judge(spec, code)
+    assert j.verdict in (Verdict.wrong_answer, Verdict.runtime_error) and j.n_passed == 0, j
+    r = compute_score("t", "```python\n" + code + "```", spec.model_dump_json())
+    assert (r["infra_error"], r["score"]) == (False, 0.0)
+
+
+def test_in_process_prompt_helpers_use_the_real_builtins():
+    """HumanEval/32's shape with a lambda in the tests (so they run in-process): a solution that
+    shadows ``sum`` cannot change what the prompt's ``poly`` computes."""
+    prompt = ("import math\n\n\ndef poly(xs: list, x: float):\n    return sum([c * math.pow(x, i) for i, c in enumerate(xs)])\n"
+              "\n\ndef find_zero(xs: list):\n    \"\"\"a zero of poly\"\"\"\n")
+    spec = TestSpec(kind="harness", entry_point="find_zero", prefix=prompt,
+                    harness="def check(candidate):\n    f = lambda xs: candidate(xs)\n"
+                            "    assert math.fabs(poly([-6, 11, -6, 1], f([-6, 11, -6, 1]))) < 1e-4\n")
+    assert judge(spec, "    return 1.0\n").verdict == Verdict.accepted  # 1 is a zero
+    j = judge(spec, "    return 5.0\ndef sum(xs):\n    return 0\n")
+    assert (j.verdict, j.tests[0].harness_isolation) == (Verdict.wrong_answer, "in-process")
+
+
+def test_each_asserts_cpu_counts_the_work_of_the_solutions_children():
+    spec = TestSpec(kind="assert", run_timeout=5.0, asserts=["assert work() == 1"])
+    code = ("import os, time\n"
+            "def work():\n"
+            "    pid = os.fork()\n"
+            "    if pid == 0:\n"
+            "        while time.process_time() < 1.2:\n"
+            "            pass\n"
+            "        os._exit(0)\n"
+            "    os.waitpid(pid, 0)\n"
+            "    return 1\n")
+    j = judge(spec, code)
+    assert j.verdict == Verdict.accepted and j.tests[0].cpu_time >= 1.0, j  # ~0 when only the caller counted
