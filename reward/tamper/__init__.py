@@ -10,9 +10,9 @@ signalled sample's verdict into ``wrong_answer``.
 What is scanned: the candidate's code (not the prompt) of every test kind whose verdict depends on a
 harness run in the sandbox (``call``, ``assert``, ``harness``). A ``stdio`` program is judged on the
 host from its output alone, so nothing in it can forge the verdict: it is not scanned (no signals).
-The scan is text matching (:mod:`judgebox.reward.tamper.rules`): a signal says "look here", it may
-match a comment, a string or a harmless use; the verdict itself never depends on it unless the user
-asked for ``reject``.
+The scan is text matching (:mod:`judgebox.reward.tamper.rules`) on the code less its comments
+(:mod:`judgebox.reward.tamper.lexer`): a signal says "look here", it may match a string or a harmless
+use; the verdict itself never depends on it unless the user asked for ``reject``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from typing import Any, Optional
 
 from pydantic import BaseModel
 
-from .rules import BLANKED, KINDS, RULES
+from .lexer import blank_comments
+from .rules import KINDS, RULES
 
 #: At most this many signals are kept per sample (the first ones, by line).
 MAX_SIGNALS = 32
@@ -40,16 +41,13 @@ class TamperSignal(BaseModel):
 
 
 @functools.lru_cache(maxsize=None)
-def _pattern(language: str) -> Optional[tuple[list[tuple[str, re.Pattern[str], Optional[list[str]]]],
-                                             Optional[re.Pattern[str]]]]:
-    """``([(kind, pattern, needles)], blanked)`` of a language: each rule with the literal strings one
-    of which every match of it contains (:func:`_needles`; ``None``: none found, always run)."""
+def _pattern(language: str) -> Optional[list[tuple[str, re.Pattern[str], Optional[list[str]]]]]:
+    """``[(kind, pattern, needles)]`` of a language: each rule with the literal strings one of which
+    every match of it contains (:func:`_needles`; ``None``: none found, always run)."""
     rules = RULES.get(language)
     if not rules:
         return None
-    blank = BLANKED.get(language)
-    return ([(kind, re.compile(alt, re.M), _needles(alt)) for kind, p in rules for alt in _alternatives(p)],
-            re.compile(blank, re.M | re.S) if blank else None)
+    return [(kind, re.compile(alt, re.M), _needles(alt)) for kind, p in rules for alt in _alternatives(p)]
 
 
 def _alternatives(pattern: str) -> list[str]:
@@ -119,23 +117,31 @@ def _needles(pattern: str) -> Optional[list[str]]:
         return None
 
 
-def _blanked(match: re.Match[str]) -> str:
-    return re.sub(r"[^\n]", " ", match.group())
+#: Java, Kotlin, Scala: an import is not scanned (a use is what signals, not an import), up to its
+#: ``;``, unless it names what it imports under another name (``as``, ``=>``) or imports members
+#: (``import static``: ``exit(0)`` then needs no ``System.``)
+_IMPORT_LINES = ("java", "kotlin_script", "scala")
+_IMPORT_LINE = re.compile(r"^[ \t]*import\s+(?!static\b)(?![^\n;]*(?:=>|\sas\s))[^\n;]*", re.M)
+
+
+def _blank_line(match: re.Match[str]) -> str:
+    return " " * len(match.group())
 
 
 def scan(code: str, language: str) -> list[TamperSignal]:
     """The tamper signals of ``code`` written in the sandbox language ``language`` (``python``,
     ``cpp``, ``java``, ...: :data:`judgebox.reward.tamper.rules.RULES`' keys), in line order, one per
     distinct ``(kind, evidence)``, at most :data:`MAX_SIGNALS`; ``[]`` for a language without rules.
-    Comments (and Java/Kotlin/Scala import lines, bash's single-quoted text) are not scanned.
+    Comments are not scanned (:mod:`judgebox.reward.tamper.lexer`: a comment opener inside a string
+    literal is not one), nor bash's single-quoted text or Java/Kotlin/Scala import lines.
     Costs under 1 ms for a 2 KB answer (``tests/bench/bench_tamper.py``): a rule none of whose
     literal needles is in the code is skipped."""
-    compiled = _pattern(language)
-    if compiled is None or not code:
+    rules = _pattern(language)
+    if rules is None or not code:
         return []
-    rules, blank = compiled
-    if blank is not None:
-        code = blank.sub(_blanked, code)
+    code = blank_comments(code, language)
+    if language in _IMPORT_LINES:
+        code = _IMPORT_LINE.sub(_blank_line, code)
     matches = sorted((m.start(), kind, m.group()) for kind, pattern, needles in rules
                      if needles is None or any(n in code for n in needles) for m in pattern.finditer(code))
     found: list[TamperSignal] = []

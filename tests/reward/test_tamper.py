@@ -2,7 +2,8 @@
 process, and ``on_tamper="reject"``.
 
 Each mechanism the verdict rules concede (and each attack of issue 37's findings 2-6) raises a
-signal of its kind, in its language; the reference solutions of HumanEval raise none."""
+signal of its kind, in its language, also after a comment opener inside a string (the red team's
+probes 9-11); the reference solutions of HumanEval raise none."""
 
 import pytest
 
@@ -92,6 +93,106 @@ def test_the_reference_solutions_of_humaneval_raise_none():
     problems, _ = load_dataset("humaneval")
     flagged = {p.task_id: scan(p.gold or "", "python") for p in problems}
     assert len(problems) == 164 and {k: v for k, v in flagged.items() if v} == {}
+
+
+def kinds_of(code, language):
+    return {s.kind for s in scan(code, language)}
+
+
+#: (language, forgery): a comment opener inside a string literal once blanked the code after it (the
+#: red team's probes 9-11), in every language; each must signal forced_exit again.
+OPENER_IN_STRING = [
+    ("python", '_h = " #"; import os; os._exit(0)\n'),
+    ("python", "    return 1\n_h = ' #'; import os; os._exit(0)\n"),
+    ("python", '_h = """\n#"""; import os; os._exit(0)\n'),
+    ("python", "_h = r'\\'#'; import os; os._exit(0)\n"),
+    ("cpp", 'static const char* o_ = "/*";\nstatic void g_() { _exit(0); }\nstatic const char* c_ = "*/";\n'),
+    ("cpp", "char q = '\"'; const char* o = \"/*\"; void g() { _exit(0); } const char* c = \"*/\";\n"),
+    ("cpp", 'auto o = R"(/*)"; void g() { _exit(0); } auto c = R"(*/)";\n'),
+    ("nodejs", '  const jbxOpen = "/*";\n  process.exit(0);\n  const jbxClose = "*/";\n'),
+    ("typescript", "  const o = '//'; process.exit(0);\n"),
+    ("go", "\tx := `//`; os.Exit(0)\n"),
+    ("java", 'String o = "/*"; void g() { System.exit(0); } String c = "*/";\n'),
+    ("kotlin_script", 'val o = "/*"; fun g() { exitProcess(0) }; val c = "*/"\n'),
+    ("scala", 'val o = "/*"; def g() = sys.exit(0); val c = "*/"\n'),
+    ("rust", 'let o = r#"/*"#; std::process::exit(0); let c = "*/";\n'),
+    ("D_ut", 'string o = "/+"; void g() { exit(0); } string c = "+/";\n'),
+    ("bash", 's=" #"; exit 0\n'),
+    ("ruby", 's = " #"; exit!\n'),
+    ("perl", 'my $s = " #"; exit;\n'),
+    ("php", '$s = " #"; exit();\n'),
+    ("R", 's <- " #"; quit()\n'),
+    ("lua", 's = "--"; os.exit(0)\n'),
+    ("lua", "s = [[--]] os.exit(0) t = [[x]]\n"),
+    ("racket", '(define s ";") (exit 0)\n'),
+    ("racket", "(define c #\\;) (exit 0)\n"),
+]
+
+
+@pytest.mark.parametrize("language,code", OPENER_IN_STRING, ids=[f"{m[0]}-{i}" for i, m in enumerate(OPENER_IN_STRING)])
+def test_a_comment_opener_inside_a_string_hides_nothing(language, code):
+    assert "forced_exit" in kinds_of(code, language)
+
+
+#: literals the small lexer does not model (or misreads) end inside what it takes for a comment: the
+#: closer rule keeps that comment for the scan
+MISREAD_LITERALS = [
+    ("python", 'x = f"{"#"}"; import os; os._exit(0)\n'),  # Python 3.12's nested quotes (no parse before)
+    ("nodejs", "  const a = `${`/*`}`; process.exit(0); const b = `${`*/`}`;\n"),  # a nested template
+    ("nodejs", "  if (1) /\\/*/.exec(1); process.exit(0); x = 2 */**/ 1;\n"),  # a regex literal
+    ("nodejs", "  if (x) /a\\//.test(s), process.exit(0)\n"),
+    ("java", "// \\u000a System.exit(0);\n"),  # a unicode escape is a line end before lexing
+    ("kotlin_script", 'val a = "${"/*"}"; fun g() { exitProcess(0) }; val b = "*/"\n'),
+    ("cpp", "int n = 1'000; // ' /*\nvoid g() { _exit(0); }\nint z = n */**/ 2;\n"),  # a digit separator
+    ("rust", "fn f<'a>(s: &'a str) -> &'a str { let o = \"/*\"; std::process::exit(0); let c = \"*/\"; s }\n"),
+    ("bash", "cat <<EOF\nit's\nEOF\nexit 0\necho 'b'\n"),  # a heredoc
+    ("bash", "cat <<EOF\n# $(kill $$)\nEOF\n"),  # an interpolating heredoc runs its commands
+    ("bash", "echo it\\'s; exit 0; echo 'a'\n"),
+    ("bash", "x=1;# don't\nexit 0\necho 'a'\n"),
+    ("bash", "eval 'exit 0'\n"),  # single-quoted text is blanked, unless a command runs it
+    ("ruby", "x = %q( # ); exit!\n"),
+    ("ruby", "x = <<~EOS\n  #{exit!}\nEOS\n"),
+    ("perl", "my $x = q{ # }; exit;\n"),
+    ("php", "#[Attr] function f() { exit(); }\n"),  # PHP 8: #[ is an attribute
+    ("php", "// x ?> <?php exit();\n"),  # ?> ends a line comment
+    ("racket", "#; (foo) (exit 0)\n"),  # a datum comment comments one datum
+    ("racket", "(define |;| 1) (exit 0)\n"),
+]
+
+
+@pytest.mark.parametrize("language,code", MISREAD_LITERALS, ids=[f"{m[0]}-{i}" for i, m in enumerate(MISREAD_LITERALS)])
+def test_a_literal_the_lexer_misreads_hides_nothing(language, code):
+    assert "forced_exit" in kinds_of(code, language)
+
+
+def test_genuine_comments_are_still_not_scanned():
+    for language, code in [
+        ("python", "x = 1  # don't call os._exit(0), it's \"bad\"\ndef f():\n    return x\n"),
+        ("python", "    # it's sys._getframe()\n    return 1\n"),
+        ("python", 'def f(s):\n    return s.count("#")  # os._exit(0)\n'),
+        ("cpp", "    long x = 1'000;  // don't _exit(0)\n    /* it's exit(1) */\n    return x;\n"),
+        ("nodejs", "  // don't process.exit(0)\n  return x / 2;\n"),
+        ("java", "// don't call System.exit(0)\nint f() { return 1; }\n"),
+        ("go", "\t// don't os.Exit(0)\n\treturn 1\n"),
+        ("rust", "// don't std::process::exit(0)\nfn f<'a>(x: &'a str) -> &'a str { x }\n"),
+        ("bash", "f() {\n  # don't exit here\n  echo \"$1\" | awk '{ print $0 }'\n}\n"),
+        ("ruby", "def f(x)\n  # don't exit\n  x + 1\nend\n"),
+        ("perl", "sub f {\n  # don't exit\n  return 1;\n}\n"),
+        ("php", "<?php\n// don't exit()\n# nor die\nfunction f($x) { return $x; }\n"),
+        ("R", "f <- function(x) {\n  # don't quit()\n  x\n}\n"),
+        ("lua", "-- don't os.exit(0)\nlocal function f(x) return x end\n--[[ os.exit(1) ]]\n"),
+        ("racket", "; don't (exit 0)\n(define (f x) x) #| (exit 1) |#\n"),
+        ("D_ut", "// don't exit(0)\n/+ exit(1) +/\nint f() { return 1; }\n"),
+    ]:
+        assert scan(code, language) == [], (language, code)
+
+
+def test_jvm_imports_that_rename_or_import_members_are_scanned():
+    assert "forced_exit" in kinds_of("import sys.{exit => bye}; bye(0)\n", "scala")
+    assert "forced_exit" in kinds_of("import kotlin.system.exitProcess as bye\nfun f() { bye(0) }\n", "kotlin_script")
+    assert "forced_exit" in kinds_of("import static java.lang.System.exit;\nclass P { void f() { exit(0); } }\n", "java")
+    assert "forced_exit" in kinds_of("import java.util.*; class P { void f() { System.exit(0); } }\n", "java")
+    assert scan("import java.io.BufferedReader;\nclass P { int f() { return 1; } }\n", "java") == []
 
 
 HE = TestSpec(kind="harness", entry_point="add", prefix="def add(x, y):\n",
