@@ -11,8 +11,10 @@ What is scanned: the candidate's code (not the prompt) of every test kind whose 
 harness run in the sandbox (``call``, ``assert``, ``harness``). A ``stdio`` program is judged on the
 host from its output alone, so nothing in it can forge the verdict: it is not scanned (no signals).
 The scan is text matching (:mod:`judgebox.reward.tamper.rules`) on the code less its comments
-(:mod:`judgebox.reward.tamper.lexer`): a signal says "look here", it may match a string or a harmless
-use; the verdict itself never depends on it unless the user asked for ``reject``.
+(:mod:`judgebox.reward.tamper.lexer`), with a pass on parsed Python (:mod:`judgebox.reward.tamper.python`):
+a signal says "look here", it may match a string or a harmless use; the verdict itself never depends
+on it unless the user asked for ``reject``. Names computed at run time (``"".join(chr(c) for c in
+...)``, a string read from a file) evade it, as they evade any static scan.
 """
 
 from __future__ import annotations
@@ -23,12 +25,16 @@ from typing import Any, Optional
 
 from pydantic import BaseModel
 
+from . import python as _python
 from .lexer import blank_comments
 from .rules import KINDS, RULES
 
 #: At most this many signals are kept per sample (the first ones, by line).
 MAX_SIGNALS = 32
 _EVIDENCE = 60
+_PYTHON = ("python", "pytest")
+
+Rule = tuple[str, "re.Pattern[str]", Optional[list[str]]]
 
 
 class TamperSignal(BaseModel):
@@ -41,7 +47,7 @@ class TamperSignal(BaseModel):
 
 
 @functools.lru_cache(maxsize=None)
-def _pattern(language: str) -> Optional[list[tuple[str, re.Pattern[str], Optional[list[str]]]]]:
+def _pattern(language: str) -> Optional[list[Rule]]:
     """``[(kind, pattern, needles)]`` of a language: each rule with the literal strings one of which
     every match of it contains (:func:`_needles`; ``None``: none found, always run)."""
     rules = RULES.get(language)
@@ -117,6 +123,41 @@ def _needles(pattern: str) -> Optional[list[str]]:
         return None
 
 
+Hit = tuple[int, int, str, str]  # (line, column, kind, evidence)
+
+
+def _matches(rules: list[Rule], text: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, kind, matched text)`` of every rule in ``text``, less a match inside a longer one
+    of its kind (``os._exit`` holds ``_exit``)."""
+    found = []
+    for kind, pattern, needles in rules:
+        if needles is not None:
+            for needle in needles:
+                if needle in text:
+                    break
+            else:
+                continue
+        for m in pattern.finditer(text):
+            found.append((m.start(), -m.end(), kind, m.group()))
+    found.sort()
+    reach: dict[str, int] = {}
+    out = []
+    for start, neg_end, kind, matched in found:
+        if -neg_end <= reach.get(kind, -1):
+            continue
+        reach[kind] = -neg_end
+        out.append((start, -neg_end, kind, matched))
+    return out
+
+
+def _hits(text: str, rules: list[Rule]) -> list[Hit]:
+    out = []
+    for start, _, kind, matched in _matches(rules, text):
+        line_start = text.rfind("\n", 0, start) + 1
+        out.append((text.count("\n", 0, start) + 1, start - line_start, kind, matched))
+    return out
+
+
 #: Java, Kotlin, Scala: an import is not scanned (a use is what signals, not an import), up to its
 #: ``;``, unless it names what it imports under another name (``as``, ``=>``) or imports members
 #: (``import static``: ``exit(0)`` then needs no ``System.``)
@@ -133,25 +174,31 @@ def scan(code: str, language: str) -> list[TamperSignal]:
     ``cpp``, ``java``, ...: :data:`judgebox.reward.tamper.rules.RULES`' keys), in line order, one per
     distinct ``(kind, evidence)``, at most :data:`MAX_SIGNALS`; ``[]`` for a language without rules.
     Comments are not scanned (:mod:`judgebox.reward.tamper.lexer`: a comment opener inside a string
-    literal is not one), nor bash's single-quoted text or Java/Kotlin/Scala import lines.
-    Costs under 1 ms for a 2 KB answer (``tests/bench/bench_tamper.py``): a rule none of whose
-    literal needles is in the code is skipped."""
+    literal is not one), nor bash's single-quoted text or Java/Kotlin/Scala import lines. Python code
+    that parses also goes through :mod:`judgebox.reward.tamper.python` (strings built from constants,
+    dynamic access, redefinitions). Costs under 1 ms for a 2 KB answer
+    (``tests/bench/bench_tamper.py``): a rule none of whose literal needles is in the code is skipped."""
     rules = _pattern(language)
     if rules is None or not code:
         return []
-    code = blank_comments(code, language)
+    parsed = _python.parse(code) if language in _PYTHON else None
+    text = blank_comments(code, language, _python.comments_trusted(parsed) if parsed else None)
     if language in _IMPORT_LINES:
-        code = _IMPORT_LINE.sub(_blank_line, code)
-    matches = sorted((m.start(), kind, m.group()) for kind, pattern, needles in rules
-                     if needles is None or any(n in code for n in needles) for m in pattern.finditer(code))
+        text = _IMPORT_LINE.sub(_blank_line, text)
+    hits = _hits(text, rules)
+    if parsed is not None:
+        own, strings = _python.analyse(*parsed, code)
+        hits += own
+        for line, column, value in strings:
+            hits += [(line, column, kind, matched) for _, _, kind, matched in _matches(rules, value)]
     found: list[TamperSignal] = []
     seen: set[tuple[str, str]] = set()
-    for start, kind, text in matches:
-        evidence = text.strip()[:_EVIDENCE]
+    for line, _, kind, matched in sorted(hits):
+        evidence = matched.strip()[:_EVIDENCE]
         if (kind, evidence) in seen:
             continue
         seen.add((kind, evidence))
-        found.append(TamperSignal(kind=kind, line=code.count("\n", 0, start) + 1, evidence=evidence))
+        found.append(TamperSignal(kind=kind, line=line, evidence=evidence))
         if len(found) >= MAX_SIGNALS:
             break
     return found

@@ -55,20 +55,24 @@ _JVM_OUTPUT = r"FileDescriptor\s*\.\s*(?:out|err)\b|System\s*\.\s*set(?:Out|Err)
 
 RULES: dict[str, list[tuple[str, str]]] = {
     "python": [
+        ("introspection", r"(?<!\w)(?:_getframe|_current_frames|currentframe|getouterframes|getinnerframes|"
+                          r"getargvalues|walk_stack|walk_tb|f_locals|f_globals|f_back|f_builtins|f_code|tb_frame|gi_frame|"
+                          r"cr_frame|ag_frame|get_objects|get_referrers|get_referents|__subclasses__|__globals__|"
+                          r"__import__|__code__|__closure__|__getattribute__|settrace|setprofile|import_module)(?!\w)"),
         ("introspection", r"\bsys\s*\.\s*_getframe|\binspect\s*\.\s*(?:currentframe|stack|getouterframes|trace|"
                           r"getmembers)|\bgc\s*\.\s*get_(?:objects|referrers|referents)|\.f_(?:back|locals|globals|"
                           r"builtins|code)\b|\btb_frame\b|\bctypes\b|__subclasses__|\bimport\s+__main__|\b__main__\s*\.|"
                           r"\bsys\s*\.\s*modules\s*\[|\bsettrace\b|\bsetprofile\b"),
-        ("exit_hook", r"\batexit\b|\bsys\s*\.\s*(?:excepthook|unraisablehook)\b|\bthreading\s*\.\s*excepthook\b|"
+        ("exit_hook", r"\batexit\b|\bsys\s*\.\s*(?:excepthook|unraisablehook)\b|(?<!\w)(?:excepthook|unraisablehook)(?!\w)|\bthreading\s*\.\s*excepthook\b|"
                       r"\baddaudithook\b"),
         ("signal_handler", r"\bsignal\s*\.\s*(?:signal|set_wakeup_fd|setitimer|alarm)\s*\("),
         ("forced_exit", r"\bos\s*\.\s*(?:_exit|kill|killpg|abort)\b|\bsys\s*\.\s*exit\b|(?<![\w.])(?:exit|quit)\s*\(|"
-                        r"\bSystemExit\b|\bos\s*\.\s*exec\w*\s*\("),
-        ("reads_stdin", r"\bsys\s*\.\s*stdin\b|(?<![\w.])input\s*\(|\bopen\s*\(\s*0\b|/dev/stdin|\bos\s*\.\s*read\s*\(\s*0\b|"
+                        r"\bSystemExit\b|\bos\s*\.\s*exec\w*\s*\(|(?<!\w)_exit(?!\w)"),
+        ("reads_stdin", r"\bsys\s*\.\s*stdin\b|(?<!\w)stdin(?!\w)|(?<![\w.])input\s*\(|\bopen\s*\(\s*0\b|/dev/stdin|\bos\s*\.\s*read\s*\(\s*0\b|"
                         r"\bfileinput\b"),
-        ("reads_own_program", r"\b__file__\b|/proc/self|/proc/\d|\bsys\s*\.\s*argv\b|\bmain\.py\b|\brunner\.py\b|"
+        ("reads_own_program", r"\b__file__\b|/proc/self|/proc/\d|\bsys\s*\.\s*argv\b|(?<!\w)argv(?!\w)|\bmain\.py\b|\brunner\.py\b|"
                               r"\.judgebox\b|\bsolution\.py\b"),
-        ("redefines_check", r"\bdef\s+__(?:eq|ne|hash)__\b|\b__(?:eq|ne)__\s*=|\bAssertionError\s*=|"
+        ("redefines_check", r"(?<!\w)__(?:eq|ne)__(?!\w)|\bdef\s+__hash__\b|\bAssertionError\s*=|"
                             r"\bunittest(?:\s*\.\s*\w+)+\s*=(?!=)|\b(?:np|numpy|pd|pandas)\s*\.\s*testing(?:\s*\.\s*\w+)+"
                             r"\s*=(?!=)|\bbuiltins\s*\.\s*\w+\s*=(?!=)|\b__builtins__\b|\bsetattr\s*\(\s*(?:builtins|unittest|"
                             r"np|numpy|pd|pandas)\b"),

@@ -3,7 +3,8 @@ process, and ``on_tamper="reject"``.
 
 Each mechanism the verdict rules concede (and each attack of issue 37's findings 2-6) raises a
 signal of its kind, in its language, also after a comment opener inside a string (the red team's
-probes 9-11); the reference solutions of HumanEval raise none."""
+probes 9-11) and, in Python, through names built from strings (probes 7, 16, 22); the reference
+solutions of HumanEval raise one (HumanEval/160's ``eval``)."""
 
 import pytest
 
@@ -87,12 +88,15 @@ def test_signals_name_their_line_and_evidence():
     assert signal_kinds(scan("import atexit, os\natexit.register(os._exit)\n", "python")) == "exit_hook,forced_exit"
 
 
-def test_the_reference_solutions_of_humaneval_raise_none():
+def test_the_reference_solutions_of_humaneval_raise_one_signal():
+    """Only HumanEval/160's reference, which computes its answer with ``eval``, a dynamic-access
+    primitive (the other 163 raise none)."""
     from judgebox.reward.loaders import load_dataset
 
     problems, _ = load_dataset("humaneval")
-    flagged = {p.task_id: scan(p.gold or "", "python") for p in problems}
-    assert len(problems) == 164 and {k: v for k, v in flagged.items() if v} == {}
+    flagged = {p.task_id: [(s.kind, s.evidence) for s in scan(p.gold or "", "python")] for p in problems}
+    assert len(problems) == 164 and {k: v for k, v in flagged.items() if v} == {
+        "HumanEval/160": [("introspection", "eval(")]}
 
 
 def kinds_of(code, language):
@@ -185,6 +189,84 @@ def test_genuine_comments_are_still_not_scanned():
         ("D_ut", "// don't exit(0)\n/+ exit(1) +/\nint f() { return 1; }\n"),
     ]:
         assert scan(code, language) == [], (language, code)
+
+
+#: (code, kind, evidence): Python names built from strings (probes 7 and 22), and the primitives that
+#: reach a name from a string at all
+PYTHON_FOLDED = [
+    ('_g = getattr(__import__("s" "ys"), "_get" "frame")\n', "introspection", "_getframe"),
+    ('_L = getattr(f, "f_lo" "cals")\n', "introspection", "f_locals"),
+    ("g = getattr(sys, '_get' + 'frame')\n", "introspection", "_getframe"),
+    ("g = getattr(sys, ''.join(['_get', 'frame']))\n", "introspection", "_getframe"),
+    ("g = getattr(sys, 'emarfteg_'[::-1])\n", "introspection", "_getframe"),
+    ("g = getattr(sys, '\\x5fgetframe')\n", "introspection", "_getframe"),
+    ("g = getattr(sys, b'_getframe'.decode())\n", "introspection", "_getframe"),
+    ("import os\ngetattr(os, '_ex' 'it')(0)\n", "forced_exit", "_exit"),
+    ("R = type('R', (), {'__e' 'q__': id})\n", "redefines_check", "__eq__"),
+    ("g = getattr(sys, name)\n", "introspection", "getattr(sys, <computed name>)"),
+    ("g = getattr\n", "introspection", "getattr"),
+    ("x = eval(expr)\n", "introspection", "eval("),
+    ("run = exec\n", "introspection", "exec"),
+    ("code = compile(src, 'f', 'exec')\n", "introspection", "compile("),
+    ("g = globals()\n", "introspection", "globals("),
+    ("v = vars(module)\n", "introspection", "vars("),
+    ("m = __import__('o' 's')\n", "introspection", "__import__"),
+    ("import importlib\nm = importlib.import_module(name)\n", "introspection", "import_module"),
+    ("f = add.__globals__\n", "introspection", "__globals__"),
+    ("f = sys.__dict__[name]\n", "introspection", "sys.__dict__[<computed name>]"),
+    ("f = object.__getattribute__(sys, name)\n", "introspection", "__getattribute__"),
+]
+
+
+@pytest.mark.parametrize("code,kind,evidence", PYTHON_FOLDED, ids=[m[2] + str(i) for i, m in enumerate(PYTHON_FOLDED)])
+def test_python_names_built_from_strings_and_dynamic_access_signal(code, kind, evidence):
+    assert (kind, evidence) in {(s.kind, s.evidence) for s in scan(code, "python")}, scan(code, "python")
+
+
+def test_the_in_process_forgery_of_probe_7_is_signalled_and_rejected():
+    spec = TestSpec(kind="assert", setup_code="K = 0", asserts=["assert add(1, 2) == 3", "assert add(2, 2) == 4"])
+    code = ('def add(a, b):\n    return a - b\n_g = getattr(__import__("s" "ys"), "_get" "frame")\n'
+            '_L = getattr(_g(1), "f_lo" "cals")\nfor _i in range(len(_L["task"]["tests"])):\n'
+            '    _L["tools"][2]({"index": _i, "status": "ok", "seconds": 0.0, "cpu": 0.0, "wait": 0.0})\n'
+            '_L["tools"][0]("ok", ran=len(_L["task"]["tests"]))\n')
+    j = judge(spec, code, on_tamper="reject")
+    assert (j.verdict, j.tamper_rejected) == (Verdict.wrong_answer, True)
+    assert {"_getframe", "f_locals", "__import__"} <= {s.evidence for s in j.tamper_signals}
+
+
+#: (code, evidence): what the tests would call in place of their own, when they share the namespace
+PYTHON_REDEFINED = [
+    ("import math\nmath.fabs = lambda v: 0.0\n", "math.fabs ="),
+    ("    return 123.0\n\nmath.fabs = lambda v: 0.0\n", "math.fabs ="),  # math comes from the prompt
+    ("def f(x):\n    math.fabs = abs\n    return x\n", "math.fabs ="),  # runs when the tests call f
+    ("import numpy as np\nnp.testing.assert_array_equal = lambda *a, **k: None\n", "np.testing.assert_array_equal ="),
+    ("import math\nsetattr(math, 'fabs', abs)\n", "setattr(math"),
+    ("poly.__code__ = (lambda xs, x: 0).__code__\n", "poly.__code__ ="),
+    ("    return 123.0\n\ndef sum(xs):\n    return 0\n", "def sum"),  # probe 16
+    ("def find_zero(xs):\n    return 0\n\ndef sum(xs):\n    return 0\n", "def sum"),
+    ("set = frozenset\n", "set ="),
+    ("if True:\n    len = lambda x: 3\n", "len ="),
+    ("def f():\n    global sorted\n    sorted = list\n", "global sorted"),
+    ("from math import pow as round\n", "import pow as round"),
+]
+
+
+@pytest.mark.parametrize("code,evidence", PYTHON_REDEFINED, ids=[m[1] for m in PYTHON_REDEFINED])
+def test_python_redefinitions_of_modules_and_builtins_signal(code, evidence):
+    assert ("redefines_check", evidence) in {(s.kind, s.evidence) for s in scan(code, "python")}, scan(code, "python")
+
+
+def test_python_bindings_of_its_own_raise_nothing():
+    for code in [
+        "class P:\n    def __init__(self, x):\n        self.x = x\n",
+        "def f(arr):\n    arr[0] = 1\n    node = Node()\n    node.val = 2\n    return arr\n",
+        "    lst[0], lst[1] = lst[1], lst[0]\n    return lst\n",  # a body's subscript stores
+        "def sum(a, b):\n    return a + b\n",  # MBPP 126: the entry point itself is named sum
+        "def f(xs):\n    sum = 0\n    for x in xs:\n        sum += x\n    return sum\n",  # a local
+        "import sys\nsys.setrecursionlimit(10000)\n",
+        'x = "".join(["a", "b"])\ny = "abc"[::-1]\n',
+    ]:
+        assert scan(code, "python") == [], code
 
 
 def test_jvm_imports_that_rename_or_import_members_are_scanned():
