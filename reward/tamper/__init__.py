@@ -11,23 +11,25 @@ What is scanned: the candidate's code (not the prompt) of every test kind whose 
 harness run in the sandbox (``call``, ``assert``, ``harness``). A ``stdio`` program is judged on the
 host from its output alone, so nothing in it can forge the verdict: it is not scanned (no signals).
 The scan is text matching (:mod:`judgebox.reward.tamper.rules`) on the code less its comments
-(:mod:`judgebox.reward.tamper.lexer`), with a pass on parsed Python (:mod:`judgebox.reward.tamper.python`):
-a signal says "look here", it may match a string or a harmless use; the verdict itself never depends
-on it unless the user asked for ``reject``. Names computed at run time (``"".join(chr(c) for c in
-...)``, a string read from a file) evade it, as they evade any static scan.
+(:mod:`judgebox.reward.tamper.lexer`), with a pass on parsed Python (:mod:`judgebox.reward.tamper.python`)
+and a check of Go's structure (:mod:`judgebox.reward.tamper.structure`): a signal says "look here", it
+may match a string or a harmless use; the verdict itself never depends on it unless the user asked
+for ``reject``. Names computed at run time (``"".join(chr(c) for c in ...)``, a string read from a
+file) evade it, as they evade any static scan.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pydantic import BaseModel
 
 from . import python as _python
-from .lexer import blank_comments
+from .lexer import blank_comments, code_only
 from .rules import KINDS, RULES
+from .structure import go_early_init
 
 #: At most this many signals are kept per sample (the first ones, by line).
 MAX_SIGNALS = 32
@@ -158,6 +160,19 @@ def _hits(text: str, rules: list[Rule]) -> list[Hit]:
     return out
 
 
+def _at(text: str, found: list[tuple[int, str]], kind: str) -> list[Hit]:
+    return [(text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start) - 1, kind, evidence)
+            for start, evidence in found]
+
+
+#: the ``early_init`` checks that read the code's structure (:mod:`judgebox.reward.tamper.structure`):
+#: language -> (text without which there is nothing to check, ``check(code-only text, text)``)
+_STRUCTURE: dict[str, tuple[str, Callable[[str, str], list[tuple[int, str]]]]] = {
+    "go": ("var", go_early_init),
+}
+_STRUCTURE["go_test"] = _STRUCTURE["go"]
+
+
 #: Java, Kotlin, Scala: an import is not scanned (a use is what signals, not an import), up to its
 #: ``;``, unless it names what it imports under another name (``as``, ``=>``) or imports members
 #: (``import static``: ``exit(0)`` then needs no ``System.``)
@@ -176,7 +191,8 @@ def scan(code: str, language: str) -> list[TamperSignal]:
     Comments are not scanned (:mod:`judgebox.reward.tamper.lexer`: a comment opener inside a string
     literal is not one), nor bash's single-quoted text or Java/Kotlin/Scala import lines. Python code
     that parses also goes through :mod:`judgebox.reward.tamper.python` (strings built from constants,
-    dynamic access, redefinitions). Costs under 1 ms for a 2 KB answer
+    dynamic access, redefinitions); Go through :mod:`judgebox.reward.tamper.structure` (package-level
+    initializers, which run before ``main``). Costs under 1 ms for a 2 KB answer
     (``tests/bench/bench_tamper.py``): a rule none of whose literal needles is in the code is skipped."""
     rules = _pattern(language)
     if rules is None or not code:
@@ -191,6 +207,9 @@ def scan(code: str, language: str) -> list[TamperSignal]:
         hits += own
         for line, column, value in strings:
             hits += [(line, column, kind, matched) for _, _, kind, matched in _matches(rules, value)]
+    structure = _STRUCTURE.get(language)
+    if structure is not None and structure[0] in text:
+        hits += _at(text, structure[1](code_only(text, language), text), "early_init")
     found: list[TamperSignal] = []
     seen: set[tuple[str, str]] = set()
     for line, _, kind, matched in sorted(hits):

@@ -127,19 +127,22 @@ RULES: dict[str, list[tuple[str, str]]] = {
         ("second_entry_point", r"\bdef\s+main\s*\(|\bextends\s+App\b"),
         ("raw_output", _JVM_OUTPUT + r"|Console\s*\.\s*(?:setOut|withOut)\b"),
     ],
+    # Go: members are matched whatever their package is called (the harness imports os as judgeboxos);
+    # package-level initializers are early_init too (judgebox.reward.tamper.structure)
     "go": [
         ("early_init", r"\bfunc\s+init\s*\(\s*\)"),
-        ("exit_hook", r"\bruntime\s*\.\s*SetFinalizer\b|\brecover\s*\(\s*\)"),
-        ("signal_handler", r"\bsignal\s*\.\s*(?:Notify|Ignore)\b"),
-        ("forced_exit", r"\bos\s*\.\s*Exit\b|\bsyscall\s*\.\s*(?:Exit|Kill)\b|\bruntime\s*\.\s*Goexit\b"),
-        ("introspection", r"\bunsafe\b|\breflect\s*\.|\bruntime\s*\.\s*(?:Caller|Callers|Stack)\b|\bdebug\s*\.\s*Stack\b|"
-                          r"go:linkname"),
-        ("reads_stdin", r"\bos\s*\.\s*Stdin\b|\bfmt\s*\.\s*(?:Scan|Scanf|Scanln)\b|/dev/stdin"),
-        ("reads_own_program", r"/proc/self|/proc/\d|\bos\s*\.\s*(?:Executable|Args)\b"),
+        ("exit_hook", r"\.\s*SetFinalizer\b|\brecover\s*\(\s*\)"),
+        ("signal_handler", r"\bsignal\s*\.\s*(?:Notify|Ignore)\b|\.\s*(?:Notify|Ignore)\s*\(\s*\w+\s*,\s*\w+\s*\.\s*(?:Interrupt|"
+                           r"Kill|SIG\w+)"),
+        ("forced_exit", r"\.\s*(?:Exit|Goexit|Kill)\b"),
+        ("introspection", r"\bunsafe\b|\breflect\s*\.|\.\s*(?:Caller|Callers|PrintStack)\b|"
+                          r"\.\s*Stack\s*\(\s*(?:\)|\w+\s*,)|go:linkname"),
+        ("reads_stdin", r"\.\s*Stdin\b|\.\s*Scan(?:f|ln)?\s*\(\s*[^)\s]|\.\s*Read\s*\(\s*0\s*,|/dev/stdin"),
+        ("reads_own_program", r"/proc/self|/proc/\d|\.\s*(?:Executable|Args)\b"),
         ("redefines_check", r"go:linkname|\bfunc\s+Test\w*\s*\(|\bfunc\s+\(\s*\w+\s+\*?\w+\s*\)\s+Equal\s*\("),
         ("second_entry_point", r"\bfunc\s+main\s*\(\s*\)|\bfunc\s+TestMain\s*\("),
-        ("raw_output", r"\bos\s*\.\s*NewFile\s*\(\s*[12]\b|\bsyscall\s*\.\s*(?:Write\s*\(\s*[12]\b|Dup\w*)|/dev/(?:stdout|fd)|"
-                       r"\bos\s*\.\s*Stdout\s*="),
+        ("raw_output", r"\.\s*NewFile\b|\.\s*Write\s*\(\s*[12]\s*,|\.\s*Dup[23]?\b|/dev/(?:stdout|fd)|"
+                       r"\.\s*Stdout\s*=(?!=)"),
     ],
     "nodejs": [
         ("exit_hook", r"\bprocess\s*\.\s*(?:on|once|addListener|prependListener)\s*\(\s*['\"`](?:exit|beforeExit|"

@@ -3,8 +3,9 @@ process, and ``on_tamper="reject"``.
 
 Each mechanism the verdict rules concede (and each attack of issue 37's findings 2-6) raises a
 signal of its kind, in its language, also after a comment opener inside a string (the red team's
-probes 9-11) and, in Python, through names built from strings (probes 7, 16, 22); the reference
-solutions of HumanEval raise one (HumanEval/160's ``eval``)."""
+probes 9-11), in Python through names built from strings (probes 7, 16, 22) and in Go through a
+renamed os or a package-level initializer (probe 12); the reference solutions of HumanEval raise one
+(HumanEval/160's ``eval``)."""
 
 import pytest
 
@@ -267,6 +268,43 @@ def test_python_bindings_of_its_own_raise_nothing():
         'x = "".join(["a", "b"])\ny = "abc"[::-1]\n',
     ]:
         assert scan(code, "python") == [], code
+
+
+#: (code, kind): Go reaches os (and syscall, runtime) under any name: the harness imports it as
+#: judgeboxos (probe 12), a solution as anything
+GO_ALIASED = [
+    ("\tjudgeboxos.Exit(0)\n", "forced_exit"),
+    ("\tbye := judgeboxos.Exit\n\tbye(0)\n", "forced_exit"),
+    ("\tr := bufio.NewReader(x.Stdin)\n", "reads_stdin"),
+    ("\tf := sys.NewFile(0, \"in\")\n", "raw_output"),
+    ("\tn := len(o.Args)\n", "reads_own_program"),
+    ("\tsc.Kill(pid, 9)\n", "forced_exit"),
+    ("\tsc.Write(1, b)\n", "raw_output"),
+    ("\to.Stdout = nil\n", "raw_output"),
+    ("\tfmt2.Scanln(&s)\n", "reads_stdin"),
+]
+
+
+@pytest.mark.parametrize("code,kind", GO_ALIASED, ids=[m[1] + str(i) for i, m in enumerate(GO_ALIASED)])
+def test_go_members_signal_whatever_the_package_is_called(code, kind):
+    assert kind in kinds_of(code, "go")
+
+
+def test_go_package_level_initializers_run_before_main():
+    forged = ("\treturn x - y\n}\n\nvar jbxForge = func() int {\n\tjudgeboxos.Exit(0)\n\treturn 0\n}()\n\n"
+              "func jbxUnused() {\n")
+    (init,) = [s for s in scan(forged, "go") if s.kind == "early_init"]
+    assert (init.line, init.evidence) == (4, "var jbxForge = func() int {")
+    for code in ["\treturn 1\n}\nvar n = readNonce()\n",
+                 "\treturn 1\n}\n  var (\n    a = 1\n    b = func() int { return 2 }()\n  )\n",
+                 "\treturn 1\n}\nvar m = map[string]int{\"a\": f()}\n",
+                 "package main\nvar x = g()\nfunc g() int { return 1 }\n"]:
+        assert "early_init" in kinds_of(code, "go"), code
+    for code in ["\treturn 1\n}\nvar memo = make(map[int]int)\nvar re1 = regexp.MustCompile(`a+`)\n"
+                 "var cmp = func(a, b int) bool { return a < b }\nvar names = []string{\"a\", \"b\"}\nvar p = new(int)\n",
+                 "\tvar x = strings.Split(s, \" \")\n\tvar y = compute(x)\n\treturn len(y)\n",  # in the function
+                 "\tsort.Slice(a, func(i, j int) bool { return a[i] < a[j] })\n\tvar x = helper(a)\n\treturn x\n"]:
+        assert "early_init" not in kinds_of(code, "go"), code
 
 
 def test_jvm_imports_that_rename_or_import_members_are_scanned():
