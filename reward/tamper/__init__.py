@@ -12,10 +12,10 @@ harness run in the sandbox (``call``, ``assert``, ``harness``). A ``stdio`` prog
 host from its output alone, so nothing in it can forge the verdict: it is not scanned (no signals).
 The scan is text matching (:mod:`judgebox.reward.tamper.rules`) on the code less its comments
 (:mod:`judgebox.reward.tamper.lexer`), with a pass on parsed Python (:mod:`judgebox.reward.tamper.python`)
-and a check of Go's structure (:mod:`judgebox.reward.tamper.structure`): a signal says "look here", it
-may match a string or a harmless use; the verdict itself never depends on it unless the user asked
-for ``reject``. Names computed at run time (``"".join(chr(c) for c in ...)``, a string read from a
-file) evade it, as they evade any static scan.
+and checks of Go's and C++'s structure (:mod:`judgebox.reward.tamper.structure`): a signal says
+"look here", it may match a string or a harmless use; the verdict itself never depends on it unless
+the user asked for ``reject``. Names computed at run time (``"".join(chr(c) for c in ...)``, a
+string read from a file) evade it, as they evade any static scan.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from . import python as _python
 from .lexer import blank_comments, code_only
 from .rules import KINDS, RULES
-from .structure import go_early_init
+from .structure import cpp_namespace_iife, go_early_init
 
 #: At most this many signals are kept per sample (the first ones, by line).
 MAX_SIGNALS = 32
@@ -168,6 +168,7 @@ def _at(text: str, found: list[tuple[int, str]], kind: str) -> list[Hit]:
 #: the ``early_init`` checks that read the code's structure (:mod:`judgebox.reward.tamper.structure`):
 #: language -> (text without which there is nothing to check, ``check(code-only text, text)``)
 _STRUCTURE: dict[str, tuple[str, Callable[[str, str], list[tuple[int, str]]]]] = {
+    "cpp": ("}", lambda bare, text: cpp_namespace_iife(bare)),
     "go": ("var", go_early_init),
 }
 _STRUCTURE["go_test"] = _STRUCTURE["go"]
@@ -191,8 +192,8 @@ def scan(code: str, language: str) -> list[TamperSignal]:
     Comments are not scanned (:mod:`judgebox.reward.tamper.lexer`: a comment opener inside a string
     literal is not one), nor bash's single-quoted text or Java/Kotlin/Scala import lines. Python code
     that parses also goes through :mod:`judgebox.reward.tamper.python` (strings built from constants,
-    dynamic access, redefinitions); Go through :mod:`judgebox.reward.tamper.structure` (package-level
-    initializers, which run before ``main``). Costs under 1 ms for a 2 KB answer
+    dynamic access, redefinitions); Go and C++ through :mod:`judgebox.reward.tamper.structure` (code
+    that runs before ``main``). Costs under 1 ms for a 2 KB answer
     (``tests/bench/bench_tamper.py``): a rule none of whose literal needles is in the code is skipped."""
     rules = _pattern(language)
     if rules is None or not code:

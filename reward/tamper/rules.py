@@ -30,12 +30,12 @@ KINDS: dict[str, str] = {
 
 _C_FAMILY = [
     ("early_init", r"__attribute__\s*\(\(\s*(?:__)?constructor|\binit_priority\b|\.(?:pre)?init_array|#\s*pragma\s+init\b"),
-    ("early_init", r"\}\s*\(\s*\)\s*;"),  # an immediately invoked lambda: a static initializer's body
     ("signal_handler", r"\b(?:signal|sigaction|sigset|bsd_signal)\s*\(|\bstruct\s+sigaction\b"),
     ("exit_hook", r"\b(?:atexit|at_quick_exit|set_terminate|set_unexpected|__cxa_atexit|on_exit)\s*\(|"
                   r"__attribute__\s*\(\(\s*(?:__)?destructor"),
     ("forced_exit", r"(?<![\w.])(?:std::)?(?:_exit|_Exit|quick_exit|exit|abort|kill|raise)\s*\("),
-    ("introspection", r"__builtin_(?:frame|return)_address|\bdlsym\b|\bdlopen\b|\bbacktrace\s*\(|\benviron\b"),
+    ("introspection", r"__builtin_(?:frame|return)_address|\bdlsym\b|\bdlopen\b|\bbacktrace\s*\(|\benviron\b|"
+                      r"\bsyscall\s*\("),
     ("reads_stdin", r"(?<![\w.])(?:std::)?cin\b|\b(?:scanf|getchar|gets)\s*\(|\bgetline\s*\(\s*(?:std::)?cin\b|\bstdin\b|"
                     r"\bread\s*\(\s*0\b"),
     ("reads_own_program", r"/proc/self|/proc/\d|\b__FILE__\b|\bargv\s*\[\s*0|\breadlink\s*\("),
@@ -135,7 +135,7 @@ RULES: dict[str, list[tuple[str, str]]] = {
         ("signal_handler", r"\bsignal\s*\.\s*(?:Notify|Ignore)\b|\.\s*(?:Notify|Ignore)\s*\(\s*\w+\s*,\s*\w+\s*\.\s*(?:Interrupt|"
                            r"Kill|SIG\w+)"),
         ("forced_exit", r"\.\s*(?:Exit|Goexit|Kill)\b"),
-        ("introspection", r"\bunsafe\b|\breflect\s*\.|\.\s*(?:Caller|Callers|PrintStack)\b|"
+        ("introspection", r"\bunsafe\b|\breflect\s*\.\s*(?!DeepEqual\b)|\.\s*(?:Caller|Callers|PrintStack)\b|"
                           r"\.\s*Stack\s*\(\s*(?:\)|\w+\s*,)|go:linkname"),
         ("reads_stdin", r"\.\s*Stdin\b|\.\s*Scan(?:f|ln)?\s*\(\s*[^)\s]|\.\s*Read\s*\(\s*0\s*,|/dev/stdin"),
         ("reads_own_program", r"/proc/self|/proc/\d|\.\s*(?:Executable|Args)\b"),
@@ -149,8 +149,12 @@ RULES: dict[str, list[tuple[str, str]]] = {
                       r"uncaughtException|unhandledRejection)|setUncaughtExceptionCaptureCallback|\bprocess\s*\.\s*exitCode\b"),
         ("signal_handler", r"\bprocess\s*\.\s*(?:on|once|addListener)\s*\(\s*['\"`]SIG"),
         ("forced_exit", r"\bprocess\s*\.\s*(?:exit|kill|abort|reallyExit)\b"),
-        ("introspection", r"\bglobalThis\b|(?<![\w.$])global\s*\.|\barguments\s*\.\s*callee\b|\.stack\b|"
-                          r"Error\s*\.\s*(?:captureStackTrace|prepareStackTrace)|\brequire\s*\.\s*(?:cache|main)\b|"
+        ("introspection", r"\bglobalThis\b|(?<![\w.$])global\s*\.|\barguments\s*\.\s*callee\b|"
+                          r"\bError\s*\([^()]*\)\s*\.\s*stack\b|\b(?:err|error|exc|exception)\s*\.\s*stack\b|"
+                          r"\.stack\s*\.\s*(?:split|match|matchAll|replace|replaceAll|substring|substr|search|trim\w*|"
+                          r"charAt|charCodeAt|startsWith|endsWith|to(?:Lower|Upper)Case|padStart|padEnd)\b|"
+                          r"\b(?:captureStackTrace|prepareStackTrace|stackTraceLimit)\b|\bprocess\s*\.\s*mainModule\b|"
+                          r"\bmodule\s*\.\s*filename\b|\brequire\s*\.\s*(?:cache|main)\b|"
                           r"\bmodule\s*\.\s*(?:parent|children)\b|(?<![\w.$])Function\s*\(|(?<![\w.$])eval\s*\("),
         ("reads_stdin", r"\bprocess\s*\.\s*stdin\b|readFileSync\s*\(\s*(?:0\b|['\"`]/dev/stdin)|\breadline\b"),
         ("reads_own_program", r"\b__filename\b|\b__dirname\b|\bprocess\s*\.\s*argv\b|/proc/self|\bimport\s*\.\s*meta\b"),
@@ -261,6 +265,7 @@ RULES: dict[str, list[tuple[str, str]]] = {
 RULES["typescript"] = RULES["nodejs"]
 RULES["go_test"] = RULES["go"]
 RULES["pytest"] = RULES["python"]
+
 
 
 class Lexer(NamedTuple):

@@ -1,11 +1,12 @@
 """Tamper checks that need the code's brace structure, read from its code-only text (comments and the
 inside of literals blanked: :func:`judgebox.reward.tamper.lexer.code_only`).
 
-A completion usually begins inside the prompt's function (``func f(...) T {``) and may close it to
-declare more at file scope; the text alone does not say where it begins. Depths are therefore
-relative to its start: where it goes below its start, it has closed the prompt's function, and the
-lowest depth it reaches is file scope; where it never does, it is at file scope from its start only
-if it declares a function there.
+A completion usually begins inside the prompt's function (``func f(...) T {``, ``long f(long x) {``)
+and may close it to declare more at file scope; the text alone does not say where it begins. Depths
+are therefore relative to its start: where it goes below its start, it has closed the prompt's
+function, and the lowest depth it reaches is file scope; where it never does, it is at file scope from
+its start only if it declares a function there (Go) or has no ``return`` there (C++: a ``return``
+outside every brace is a function's body).
 """
 
 from __future__ import annotations
@@ -154,3 +155,50 @@ def go_early_init(text: str, code: str) -> list[Found]:
                 found.append((d.start(), code[d.start():line_end if line_end != -1 else len(code)].strip()))
                 break
     return found
+
+
+# --------------------------------------------------------------------------------------------- C++
+
+_CPP_IIFE = re.compile(r"\}\s*\([^;{}]*\)\s*[;,)}]")
+_CPP_RETURN = re.compile(r"(?<![\w.])return\b")
+_CPP_QUALIFIER = re.compile(r"(?:\b(?:const|noexcept|override|final|mutable|volatile|constexpr|consteval)|&&?|"
+                            r"\bnoexcept\s*\([^()]*\))\s*$")
+
+
+def _cpp_function_head(text: str, brace: int) -> bool:
+    """Whether the ``{`` at ``brace`` opens a function's or a lambda's body: it follows ``)`` or ``]``,
+    maybe through qualifiers (``) const noexcept {``)."""
+    head = text[max(0, brace - 200):brace].rstrip()
+    for _ in range(8):
+        if head.endswith((")", "]")):
+            return True
+        m = _CPP_QUALIFIER.search(head, max(0, len(head) - 40))
+        if not m:
+            return False
+        head = head[:m.start()].rstrip()
+    return False
+
+
+def cpp_namespace_iife(text: str) -> list[Found]:
+    """Immediately invoked lambdas (``}();``) outside every function body: they run before ``main``,
+    as a static initializer. One inside a function (``auto sq = [&]{...}();``) runs with it."""
+    iifes = list(_CPP_IIFE.finditer(text))
+    if not iifes:
+        return []
+    low, events = _min_depth(text)
+    if low < 0:
+        stack = [False] * (-low - 1) + [True]  # the prompt's function, in namespace scope
+    else:
+        stack = [True] if any(_depth_at(events, r.start()) == 0 for r in _CPP_RETURN.finditer(text)) else []
+    scope_after: dict[int, bool] = {}
+    last = iifes[-1].start()
+    for m in _BRACES.finditer(text):
+        if m.start() > last:
+            break
+        if m.group() == "{":
+            stack.append(bool(stack and stack[-1]) or _cpp_function_head(text, m.start()))
+        else:
+            if stack:
+                stack.pop()
+            scope_after[m.start()] = bool(stack and stack[-1])
+    return [(m.start(), m.group().strip()) for m in iifes if not scope_after.get(m.start(), False)]

@@ -4,8 +4,9 @@ process, and ``on_tamper="reject"``.
 Each mechanism the verdict rules concede (and each attack of issue 37's findings 2-6) raises a
 signal of its kind, in its language, also after a comment opener inside a string (the red team's
 probes 9-11), in Python through names built from strings (probes 7, 16, 22) and in Go through a
-renamed os or a package-level initializer (probe 12); the reference solutions of HumanEval raise one
-(HumanEval/160's ``eval``)."""
+renamed os or a package-level initializer (probe 12), while the ordinary code they flagged (a lambda
+invoked in a function, ``this.stack``, ``reflect.DeepEqual``: probe 13) raises none; the reference
+solutions of HumanEval raise one (HumanEval/160's ``eval``)."""
 
 import pytest
 
@@ -305,6 +306,26 @@ def test_go_package_level_initializers_run_before_main():
                  "\tvar x = strings.Split(s, \" \")\n\tvar y = compute(x)\n\treturn len(y)\n",  # in the function
                  "\tsort.Slice(a, func(i, j int) bool { return a[i] < a[j] })\n\tvar x = helper(a)\n\treturn x\n"]:
         assert "early_init" not in kinds_of(code, "go"), code
+
+
+def test_ordinary_code_the_red_team_found_flagged_raises_nothing():
+    # probe 13: a lambda invoked inside a function, a class's own stack, reflect.DeepEqual
+    assert scan("long f(long n) {\n    auto sq = [&]() { return n * n; }();\n    return sq;\n}\n", "cpp") == []
+    assert scan("    auto sq = [&](long k) { return k * k; }(n);\n    return sq;\n", "cpp") == []
+    assert scan("class MinStack {\n  constructor() { this.stack = []; }\n  push(x) { this.stack.push(x); }\n"
+                "  top() { return this.stack[this.stack.length - 1]; }\n}\n", "nodejs") == []
+    assert scan("func f(a []int, b []int) bool {\n\treturn reflect.DeepEqual(a, b)\n}\n", "go") == []
+    # the mechanisms themselves still signal: a lambda invoked at namespace scope (however indented),
+    # a stack trace read as text
+    for code in ["  return 1;\n}\nstatic int f_ = [](){ return 0; }();\n",
+                 "  return 1;\n}\n    int f_ = [](){ return 0; }();\n",
+                 "  return 1;\n}\nnamespace { struct S { static inline int x = [](int a){ return a; }(0); }; }\n",
+                 "  return 1;\n}\nint arr[] = { [](){ return 1; }() };\n"]:
+        assert "early_init" in kinds_of(code, "cpp"), code
+    for code in ["  const s = new Error().stack.split('\\n');\n", "  const f = err.stack;\n",
+                 "  Error.captureStackTrace(o);\n", "  Error.prepareStackTrace = (e, s) => s;\n"]:
+        assert "introspection" in kinds_of(code, "nodejs"), code
+    assert "introspection" in kinds_of("\tv := reflect.ValueOf(t).Elem()\n", "go")
 
 
 def test_jvm_imports_that_rename_or_import_members_are_scanned():
