@@ -50,12 +50,46 @@ class TamperSignal(BaseModel):
 
 @functools.lru_cache(maxsize=None)
 def _pattern(language: str) -> Optional[list[Rule]]:
-    """``[(kind, pattern, needles)]`` of a language: each rule with the literal strings one of which
-    every match of it contains (:func:`_needles`; ``None``: none found, always run)."""
+    """``[(kind, pattern, needles)]`` of a language: each rule alternative (:func:`_literal_first`)
+    with the literal strings one of which every match of it contains (:func:`_needles`; ``None``:
+    none found, always run)."""
     rules = RULES.get(language)
     if not rules:
         return None
-    return [(kind, re.compile(alt, re.M), _needles(alt)) for kind, p in rules for alt in _alternatives(p)]
+    return [(kind, re.compile(fast, re.M), _needles(fast))
+            for kind, p in rules for alt in _alternatives(p) for fast in _literal_first(alt)]
+
+
+_GUARD = re.compile(r"\\b|\(\?<!(\\w|\[(?:\\.|[^\]\\])*\])\)")
+_CHOICES = re.compile(r"\(\?:(\w+(?:\|\w+)*)\)(?![?*+{])")
+_WORD = re.compile(r"\w+")
+
+
+def _literal_first(alt: str) -> list[str]:
+    """``alt`` rewritten to begin with its literal text, where it begins with a guard before one
+    (``\\bsys\\s*\\.`` -> ``sys(?<!\\wsys)\\s*\\.``, ``(?<![\\w.])(?:exit|quit)\\(`` -> one per word):
+    the same matches, but the regular-expression engine then jumps from one occurrence of the text to
+    the next instead of trying every position (ten to thirty times faster per rule)."""
+    guard = _GUARD.match(alt)
+    if not guard:
+        return [alt]
+    behind, rest = guard.group(1) or r"\w", alt[guard.end():]
+    choices = _CHOICES.match(rest)
+    if choices:
+        words = [(w, rest[choices.end():]) for w in choices.group(1).split("|")]
+    else:
+        word = _WORD.match(rest)
+        if not word:
+            return [alt]
+        words = [(word.group(), rest[word.end():])]
+    out = []
+    for word, tail in words:
+        if tail[:1] in ("?", "*", "+", "{"):  # the quantifier takes the word's last character
+            word, tail = word[:-1], word[-1] + tail
+        if not word:
+            return [alt]
+        out.append(f"{word}(?<!{behind}{word}){tail}")
+    return out
 
 
 def _alternatives(pattern: str) -> list[str]:
