@@ -25,6 +25,12 @@ RUN echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/so
       scala kotlin junit5 libgtest-dev sqlite3 \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 
+# iptables: under JUDGEBOX_ISOLATION=minimal the entrypoint cuts the run uids off the network (an
+# owner match); a layer of its own, so the toolchain layer above is not rebuilt for it.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends iptables \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
+
 # Programs run as this unprivileged user; the server (root in the container, no extra capabilities)
 # switches to it for every run.
 RUN groupadd --system --gid 10001 sandbox \
@@ -72,7 +78,7 @@ RUN python3 -m venv /opt/judgebox \
 # Programs' Python is the runtime's (found by `judgebox serve`); the server's venv is not theirs.
 ENV PATH=/opt/judgebox/bin:$PATH \
     JUDGEBOX_WORKDIR_ROOT=/tmp/judgebox \
-    JUDGEBOX_ISOLATION=minimal \
+    JUDGEBOX_ISOLATION=full \
     OPENBLAS_NUM_THREADS=1
 EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=5s --start-period=60s --retries=3 \

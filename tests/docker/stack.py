@@ -6,20 +6,45 @@ collides with a developer's `docker compose up` or another test server.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import httpx
 
 from tests.conftest import free_port  # noqa: F401  (re-exported for the docker tests and bench)
 
 REPO = Path(__file__).resolve().parents[2]
+#: A program that tries to outlive its run (issue 46, findings 1-3): a process it forks takes a
+#: session of its own and exits its main thread alone (``SYS_exit``, without the GIL), while a
+#: thread of it starts 200 sleeping children and keeps running; the program prints ``detached``
+#: and its uid once all that is in place, and ends.
+SURVIVOR = ("import ctypes, os, threading, time\n"
+            "r, w = os.pipe()\n"
+            "if os.fork() == 0:\n"
+            "    os.setsid()\n"
+            "    def keep():\n"
+            "        time.sleep(0.2)\n"
+            "        for _ in range(200):\n"
+            "            if os.fork() == 0:\n"
+            "                time.sleep(600)\n"
+            "                os._exit(0)\n"
+            "        os.write(w, b'x')\n"
+            "        time.sleep(600)\n"
+            "    threading.Thread(target=keep).start()\n"
+            "    for fd in (0, 1, 2):\n"
+            "        os.close(fd)\n"
+            "    ctypes.CDLL(None).syscall(60, 0)  # exit(2) of this thread only\n"
+            "os.read(r, 1)\n"
+            "print('detached', os.getuid(), flush=True)\n")
 ENGINE_UNAVAILABLE = 3  # docker-setup.sh's exit code when dockerd cannot be started
 
 
@@ -100,6 +125,41 @@ class Stack:
             time.sleep(1)
         logs = self.compose("logs", "--tail", "30", check=False)
         raise AssertionError(f"stack not healthy in {timeout} s (executors: {status}):\n{logs.stdout}")
+
+    def bridge_address(self) -> str:
+        """The Docker host's address on this project's ``sandbox`` network (its gateway)."""
+        out = subprocess.run(["docker", "network", "inspect", f"{self.project}_sandbox"], capture_output=True,
+                             text=True, check=True).stdout
+        return json.loads(out)[0]["IPAM"]["Config"][0]["Gateway"]
+
+    @contextlib.contextmanager
+    def host_listener(self) -> Iterator[tuple[str, int, list]]:
+        """A TCP listener of the test's own on the host's bridge address: ``(address, port,
+        accepted)``, ``accepted`` filling with the connections it gets while the block runs."""
+        address = self.bridge_address()
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((address, 0))
+        listener.listen(8)
+        listener.settimeout(0.5)
+        accepted: list = []
+        stop = threading.Event()
+
+        def accept() -> None:
+            while not stop.is_set():
+                try:
+                    accepted.append(listener.accept()[1])
+                except OSError:
+                    pass
+
+        thread = threading.Thread(target=accept)
+        thread.start()
+        try:
+            yield address, listener.getsockname()[1], accepted
+        finally:
+            stop.set()
+            thread.join()
+            listener.close()
 
     def leftovers(self) -> dict[str, list[str]]:
         """Containers, networks and volumes still labelled with this project."""
