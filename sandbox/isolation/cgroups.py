@@ -371,14 +371,35 @@ def detect() -> Optional[CgroupHost]:
 
 
 def memory_ceiling_bytes(host: Optional[CgroupHost]) -> int:
-    """The most memory a run can be given: ``MemTotal``, or the server's own cgroup limit if lower."""
+    """The most memory a run can be given: ``MemTotal``, or the server's own cgroup limit if lower.
+
+    The limit is read from the server's own memory cgroup whether or not it can be written (a
+    container's read-only cgroup mount still says its ``mem_limit``: without it, minimal isolation
+    clamped requests to the host's RAM, issue 46), and from the hierarchy ``host`` found otherwise."""
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in _own_memory_limit_files(host):
+        try:
+            value = _read(path).strip()
+        except OSError:
+            continue
+        if value.isdigit():
+            total = min(total, int(value))
+    return total
+
+
+def _own_memory_limit_files(host: Optional[CgroupHost]) -> list[str]:
+    """The limit files of this process's memory cgroup (v2 ``memory.max``, v1 ``memory.limit_in_bytes``)."""
+    files = []
     if host and "memory" in host.dirs:
         name = "memory.max" if host.version == 2 else "memory.limit_in_bytes"
-        try:
-            value = _read(os.path.join(os.path.dirname(host.dirs["memory"]), name)).strip()
-            if value.isdigit():
-                total = min(total, int(value))
-        except OSError:
-            pass
-    return total
+        files.append(os.path.join(os.path.dirname(host.dirs["memory"]), name))
+    try:
+        mounts, own = _mounts(), _own_paths()
+    except (OSError, ValueError):
+        return files
+    for root, point, fstype, options in mounts:
+        if fstype == "cgroup2" and "" in own:
+            files.append(os.path.join(_join(point, root, own[""]), "memory.max"))
+        elif fstype == "cgroup" and "memory" in options and "memory" in own:
+            files.append(os.path.join(_join(point, root, own["memory"]), "memory.limit_in_bytes"))
+    return files

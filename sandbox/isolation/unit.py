@@ -47,10 +47,11 @@ from judgebox.sandbox.limits import RunLimits, command_rlimits
 from judgebox.sandbox.runfs import remove_tree
 
 from . import cgroups, linux, pidns, seccomp
+from .budget import MemoryBudget
 from .childsetup import ChildSetup, compose, unshare_network
 from .disk import RunDisk
 from .disk import remove_stale as remove_stale_disks
-from .users import UidPool, blocked_for_others, kill_uid, remove_files_of, tasks_of_uid
+from .users import UidPool, blocked_for_others, kill_uid, remove_files_of, remove_ipc_of, tasks_of_uid
 from .view import FilesystemView
 
 #: The program the start-up probes run (found on the system path: the server's PATH may be anything).
@@ -136,6 +137,25 @@ class IsolationUnavailable(RuntimeError):
             f" and the protections this host lacks (GET /health lists what stays on).")
 
 
+#: The host's ``fs.protected_*`` settings that keep a run from planting files, links and FIFOs in a
+#: shared sticky folder for another run (``/proc/sys/fs/<name>``) -> the value they need.
+SHARED_TMP_SYSCTLS = {"protected_symlinks": 1, "protected_hardlinks": 1, "protected_regular": 2,
+                      "protected_fifos": 2}
+
+
+def shared_tmp_sysctls() -> dict[str, Optional[int]]:
+    """The host's :data:`SHARED_TMP_SYSCTLS` (``None``: unreadable); checked at start in minimal
+    isolation, where runs share ``/tmp``: a lower value is logged as a warning."""
+    found: dict[str, Optional[int]] = {}
+    for name in SHARED_TMP_SYSCTLS:
+        try:
+            with open(f"/proc/sys/fs/{name}") as f:
+                found[name] = int(f.read().strip())
+        except (OSError, ValueError):
+            found[name] = None
+    return found
+
+
 def _probe_network_namespace() -> bool:
     try:
         return subprocess.run([_TRUE], preexec_fn=unshare_network, timeout=10).returncode == 0
@@ -210,6 +230,8 @@ class Isolation:
         if self.full and not settings.allow_network and not self.network_namespace:
             raise IsolationUnavailable("network_namespace", "unshare(CLONE_NEWNET) was refused")
         self.memory_ceiling_MB = cgroups.memory_ceiling_bytes(self.cgroups) >> 20
+        #: the memory limits of the requests in progress never add up to more than the ceiling
+        self.memory_budget = MemoryBudget(self.memory_ceiling_MB << 20)
         self._nproc_shared: Optional[int] = None
         self._reachable_roots: set[str] = set()
         if not is_root and not (self.cgroups and "pids" in self.cgroups.dirs):
@@ -224,6 +246,11 @@ class Isolation:
                                "unprivileged_user", "memory_cgroup", "pids_cgroup", "seccomp") if not on[k]
                    and not (k == "network_namespace" and settings.allow_network)]
             log.warning("isolation minimal: off: %s", ", ".join(off) or "nothing")
+            weak = {k: v for k, v in shared_tmp_sysctls().items() if v is None or v < SHARED_TMP_SYSCTLS[k]}
+            if weak:
+                log.warning("isolation minimal: runs share /tmp, and the host's fs.protected_* settings %s are below "
+                            "%s: one run can plant files or links there for another (set them on the host with "
+                            "sysctl)", weak, {k: SHARED_TMP_SYSCTLS[k] for k in weak})
 
     @staticmethod
     def _require(flags: int, protection: str) -> None:
@@ -309,6 +336,9 @@ class Isolation:
             "network_allowed": self.settings.allow_network,
             "environment_scrubbed": True,
             "memory_ceiling_MB": self.memory_ceiling_MB,
+            # minimal: runs share /tmp-like folders, where these host settings stop one run from
+            # planting a file or link for another (full: each run has its own)
+            "shared_tmp_sysctls": None if self.view else shared_tmp_sysctls(),
         }
 
     def clamp_memory_MB(self, memory_limit_MB: int) -> int:
@@ -322,8 +352,8 @@ class Isolation:
         return s.disk_limit_MB if requested is None or requested <= 0 else min(requested, s.max_disk_limit_MB)
 
     @contextlib.contextmanager
-    def for_run(self, workdir: str, memory_limit_MB: int, disk_limit_MB: Optional[int] = None
-                ) -> Iterator[RunIsolation]:
+    def for_run(self, workdir: str, memory_limit_MB: int, disk_limit_MB: Optional[int] = None,
+                reserve: bool = True) -> Iterator[RunIsolation]:
         """Isolation and a fresh working folder for one request; on exit, kills and cleans up.
 
         Args:
@@ -332,11 +362,16 @@ class Isolation:
             memory_limit_MB: MiB, clamped by :meth:`clamp_memory_MB`; the run's files on its disk
                 tmpfs count towards it too (see :mod:`judgebox.sandbox.isolation.disk`).
             disk_limit_MB: MiB (see :meth:`disk_MB`); used in full isolation only.
+            reserve: without a memory cgroup per run (minimal isolation), hold the memory limit from
+                :attr:`memory_budget` while the request runs (waiting for it to come free), so that
+                the limits of the requests in progress never add up to more than the executor's
+                memory (sessions, which live long, do not). With a cgroup per run each limit is the
+                kernel's to enforce, and nothing is held.
 
         Raises:
             RuntimeError: ``workdir`` is not reachable by run uids (a misconfiguration, reported as
-                an infrastructure failure rather than a failed program), or no run uid came free
-                within 60 s.
+                an infrastructure failure rather than a failed program), no run uid came free
+                within 60 s, or no memory within 600 s.
             OSError: the run's disk could not be mounted.
         """
         disk_bytes = self.disk_MB(disk_limit_MB) << 20 if self.view else 0
@@ -348,9 +383,12 @@ class Isolation:
                                    f"lacks o+x): chmod o+x {blocked} or set workdir_root elsewhere")
             self._reachable_roots.add(workdir)
         with contextlib.ExitStack() as stack:
+            if reserve and self.cgroups is None:  # no memory cgroup per run: admission by the sum of limits
+                stack.enter_context(self.memory_budget.hold(memory))
             uid = stack.enter_context(self.uids.lease()) if self.uids else None
-            if uid is not None and not self.view:  # a view's /tmp-like folders are the run's own
+            if uid is not None and not self.view:  # a view's /tmp-like folders and IPC are the run's own
                 stack.callback(remove_files_of, uid)  # runs after the kill below (LIFO)
+                stack.callback(remove_ipc_of, uid)
             disk = None
             if self.view:
                 disk = RunDisk.create(workdir, disk_bytes, uid)
@@ -373,12 +411,18 @@ class Isolation:
                     stack.callback(cg.remove)
             if uid is not None and cg is None:
                 kill_uid(uid)  # a crashed server may have left tasks of this uid behind
-                stack.callback(kill_uid, uid)
+                stack.callback(self._end_uid, uid)
             pid_ns = None
             if self.view:
                 pid_ns = pidns.PidNamespace(self.init)
                 stack.callback(pid_ns.reap)
             yield self._build(folder, uid, cg, memory, disk, pid_ns)
+
+    def _end_uid(self, uid: int) -> None:
+        """Kill every process of the run uid; a uid with a survivor leaves the pool (logged)."""
+        if not kill_uid(uid) and self.uids is not None:
+            self.uids.retire(uid)
+            log.error("run uid %d kept a process after the end-of-run kill: it is retired from the pool", uid)
 
     def _build(self, folder: str, uid: Optional[int], cg: Optional[cgroups.RunCgroup], memory: int,
                disk: Optional[RunDisk], pid_ns: Optional[pidns.PidNamespace]) -> RunIsolation:

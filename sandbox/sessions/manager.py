@@ -113,7 +113,7 @@ class KernelSession:
         """
         ex = self.executor
         try:
-            self.iso = self._stack.enter_context(ex.isolation.for_run(ex.root, self.memory_MB))
+            self.iso = self._stack.enter_context(ex.isolation.for_run(ex.root, self.memory_MB, reserve=False))
             self.workdir = self._stack.enter_context(ex.workdir({}, self.iso))
             self._start_kernel()
             self._freeze()

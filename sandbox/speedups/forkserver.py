@@ -27,6 +27,7 @@ import logging
 import marshal
 import os
 import resource
+import signal
 import socket
 import subprocess
 import threading
@@ -79,6 +80,19 @@ class _Zygote:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def _kill_and_reap(pid: int) -> None:
+    """Kill and wait for a child the fork-server made for a run that then falls back to spawning
+    (it is this process's child, ``CLONE_PARENT``: left alone, it would run twice or stay a zombie)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 class ForkServer:
@@ -146,6 +160,8 @@ class ForkServer:
                     raise ForkServerUnavailable(str(exc)) from None
                 z.runs += 1
             if answer["error"] or answer["pid"] <= 0:
+                if answer["pid"] > 0:  # made before the fork-server failed: it must not run beside the fallback
+                    _kill_and_reap(answer["pid"])
                 with self._lock:
                     self.fallbacks += 1
                 raise ForkServerUnavailable(answer["error"] or "no child")

@@ -140,11 +140,12 @@ def serve(main_snapshot, modules_snapshot):
             os._exit(0)
         if not msg:
             os._exit(0)
-        pid, error = -1, None
+        pid, error, entered = -1, None, False
         try:
             req = marshal.loads(msg)
             if req["ns"]:
                 linux.setns(fds[4], CLONE_NEWPID)
+                entered = True
             pid = clone()
             if pid == 0:
                 return _child(req, fds, sock, childsetup, handlers, main_snapshot, modules_snapshot)
@@ -152,11 +153,11 @@ def serve(main_snapshot, modules_snapshot):
             error = f"{type(exc).__name__}: {exc}"
         finally:
             if pid != 0:
-                try:
-                    linux.setns(own_ns, CLONE_NEWPID)
-                except OSError as exc:  # cannot serve further requests correctly
-                    error = f"setns back: {exc}"
-                    pid = -1
+                if entered:  # only a request that moved the children's namespace moves it back (setns
+                    try:     # needs CAP_SYS_ADMIN: without it, every run with no namespace of its own failed here)
+                        linux.setns(own_ns, CLONE_NEWPID)
+                    except OSError as exc:  # cannot serve further requests correctly
+                        error = f"setns back: {exc}"
                 for fd in fds:
                     os.close(fd)
         try:
