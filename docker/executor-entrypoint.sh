@@ -36,8 +36,10 @@ else
 fi
 
 if [ "$isolation" = full ] && has_cap "$CAP_SYS_ADMIN"; then
-  # every read-only cgroup mount point (field 4 of /proc/self/mounts holds the options)
-  for point in $(awk '($3 == "cgroup" || $3 == "cgroup2") && $4 ~ /(^|,)ro(,|$)/ {print $2}' /proc/self/mounts); do
+  # the read-only mounts of the controllers a run's cgroup uses (memory, pids, cpu, cpuacct,
+  # freezer; on v2 the unified one), never devices: field 4 of /proc/self/mounts holds the options
+  for point in $(awk '$4 ~ /(^|,)ro(,|$)/ && ($3 == "cgroup2" || ($3 == "cgroup" &&
+                      $4 ~ /(^|,)(memory|pids|cpu|cpuacct|freezer)(,|$)/)) {print $2}' /proc/self/mounts); do
     mount -o remount,bind,rw "$point"
   done
   echo "judgebox-executor: the container's own cgroups are writable (a cgroup per run)" >&2

@@ -95,6 +95,11 @@ class SandboxSettings(BaseSettings):
     isolate_user: bool = Field(True, description="run programs as an unprivileged uid when root")
     uid_base: int = Field(61000, ge=1000, description="first uid of the per-run uid pool")
     uid_count: int = Field(1024, ge=1, description="uids in the pool (runs at once, all servers)")
+    uid_lock_dir: Optional[str] = Field(
+        None, description="folder of the pool's lock files, shared by every server whose runs share the kernel's "
+        "uids (the replicas of a compose stack: a volume of them all), so no two runs anywhere hold one uid at "
+        "once (per-uid kernel limits such as RLIMIT_NPROC and inotify instances are the host's); default: "
+        "<temp dir>/judgebox-uids")
     use_cgroups: bool = Field(True, description="use memory/pids cgroups when they can be created")
     compile_cache_MB: int = Field(2048, ge=0, description="MiB of compile outputs kept (0: no compile cache)")
     prebuilt_artifacts: bool = Field(

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from .kill import kill_until_gone, pid_alive
+from .kill import kill_until_gone, left_by_dead_server
 
 #: Name of the folder (under the server's own cgroup) that holds every run cgroup.
 PARENT = "judgebox"
@@ -109,7 +109,8 @@ class CgroupHost:
 
 
     def remove_stale(self) -> int:
-        """Kill and remove run cgroups left by servers that died (their pid no longer exists).
+        """Kill and remove run cgroups left by servers that died (their pid no longer exists, or it is
+        this process's and they are older: :func:`~judgebox.sandbox.isolation.kill.left_by_dead_server`).
 
         Returns the number of folders removed. Called once when an executor starts.
         """
@@ -119,7 +120,11 @@ class CgroupHost:
                 parts = name.split("-")
                 if len(parts) != 3 or parts[0] != "run" or not parts[1].isdigit():
                     continue
-                if pid_alive(int(parts[1])):
+                try:
+                    made_at = os.lstat(os.path.join(version_dir, name)).st_mtime
+                except OSError:
+                    continue
+                if not left_by_dead_server(int(parts[1]), made_at):
                     continue
                 paths = {c: os.path.join(d, name) for c, d in self.dirs.items()
                          if os.path.isdir(os.path.join(d, name))}
@@ -305,15 +310,19 @@ def _v2(mounts, own) -> Optional[CgroupHost]:
             continue
         if "memory" not in available:
             continue
-        wanted = [c for c in ("memory", "pids") if c in available]
         parent = os.path.join(base, PARENT)
-        try:
-            _delegate(base, wanted)
-            os.makedirs(parent, exist_ok=True)
-            _write(os.path.join(parent, "cgroup.subtree_control"), " ".join("+" + c for c in wanted))
-        except OSError:
-            continue
-        return CgroupHost(2, {c: parent for c in wanted})
+        # cpu: each run a cgroup of equal weight, so a run's 240 busy threads get no more CPU than
+        # another run's one (CFS shares per thread otherwise, issue 46); not essential: left out
+        # where it cannot be enabled
+        for wanted in ([c for c in ("memory", "pids", "cpu") if c in available],
+                       [c for c in ("memory", "pids") if c in available]):
+            try:
+                _delegate(base, wanted)
+                os.makedirs(parent, exist_ok=True)
+                _write(os.path.join(parent, "cgroup.subtree_control"), " ".join("+" + c for c in wanted))
+            except OSError:
+                continue
+            return CgroupHost(2, {c: parent for c in wanted})
     return None
 
 
@@ -344,7 +353,7 @@ def _delegate(base: str, controllers: list[str]) -> None:
 
 def _v1(mounts, own) -> Optional[CgroupHost]:
     dirs: dict[str, str] = {}
-    for controller in ("memory", "pids", "cpuacct", "freezer"):
+    for controller in ("memory", "pids", "cpuacct", "freezer", "cpu"):  # cpu: equal weight per run (above)
         for root, point, fstype, opts in mounts:
             if fstype != "cgroup" or controller not in opts or controller not in own:
                 continue

@@ -83,8 +83,9 @@ def lock_rlimits(keep: Sequence[int] = ()) -> None:
 def apply_rlimits(rlimits: dict) -> None:
     """The per-command rlimits (see :func:`judgebox.sandbox.process.command_rlimits`): ``cpu`` seconds,
     ``fsize`` bytes, ``nofile`` count, ``stack`` bytes (``None``: unchanged); no core files; every
-    hard limit at its soft limit (:func:`lock_rlimits`); and ``SIGPIPE`` back to its default (the
-    server ignores it)."""
+    hard limit at its soft limit (:func:`lock_rlimits`); ``SIGPIPE`` back to its default (the
+    server ignores it); and the OOM killer's first choice (:func:`oom_first`)."""
+    oom_first()
     set_rlimit(resource.RLIMIT_CPU, rlimits.get("cpu"))
     set_rlimit(resource.RLIMIT_FSIZE, rlimits.get("fsize"))
     set_rlimit(resource.RLIMIT_NOFILE, rlimits.get("nofile"))
@@ -92,6 +93,22 @@ def apply_rlimits(rlimits: dict) -> None:
     set_rlimit(resource.RLIMIT_CORE, 0)
     lock_rlimits()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
+def oom_first() -> None:
+    """``oom_score_adj`` 1000: when the memory a cgroup above the run holds runs out (a container's
+    ``mem_limit``, the host), the kernel kills the run's processes before the server's, whatever
+    their size (a run's tmpfs files and socket buffers count against the container but belong to no
+    process: the largest process, killed otherwise, was the server, issue 46). Inherited by what the
+    run starts; raising it needs no privilege. Errors are ignored."""
+    try:
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+        try:
+            os.write(fd, b"1000")
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
 
 
 def switch_user(user: int, group: Optional[int] = None) -> None:

@@ -27,7 +27,7 @@ import shutil
 import tempfile
 
 from . import linux
-from .kill import pid_alive
+from .kill import left_by_dead_server
 from .linux import MNT_DETACH, MS_NODEV, MS_NOSUID
 
 #: Free bytes below which the quota counts as hit (tmpfs allocates in pages).
@@ -115,13 +115,22 @@ class RunDisk:
             pass
 
 
+def _mtime(path: str) -> float:
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
 def remove_stale(root: str) -> int:
-    """Unmount and delete the run disks under ``root`` left by servers that died (``run-<pid>-*``
-    whose pid is gone); returns how many. Called once when an executor starts."""
+    """Unmount and delete the run disks under ``root`` left by servers that died (``run-<pid>-*``:
+    :func:`~judgebox.sandbox.isolation.kill.left_by_dead_server`); returns how many. Called once when
+    an executor starts."""
     removed = 0
     for name in os.listdir(root):
         parts = name.split("-")
-        if len(parts) >= 3 and parts[0] == "run" and parts[1].isdigit() and not pid_alive(int(parts[1])):
+        if len(parts) >= 3 and parts[0] == "run" and parts[1].isdigit() \
+                and left_by_dead_server(int(parts[1]), _mtime(os.path.join(root, name))):
             RunDisk(os.path.join(root, name), 0).remove()
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
             removed += 1

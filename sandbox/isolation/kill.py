@@ -46,3 +46,31 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         pass
     return True
+
+
+def process_start(pid: str = "self") -> float:
+    """When process ``pid`` started, in seconds since the epoch (``/proc/<pid>/stat``'s start time
+    after boot plus ``/proc/stat``'s ``btime``); 0.0 where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/stat") as f:
+            boot = next(int(line.split()[1]) for line in f if line.startswith("btime "))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return 0.0
+
+
+#: When this process started (seconds since the epoch): what a server of this pid made before it is
+#: an earlier server's.
+PROCESS_START = process_start()
+
+
+def left_by_dead_server(pid: int, made_at: float) -> bool:
+    """Whether something a server of ``pid`` made at ``made_at`` (seconds since the epoch: a
+    folder's modification time, a process's start) was left by a server that died: its pid is gone,
+    or it is this process's pid but the thing is older than this process (in a container the
+    server is the same pid at every start, so the pid alone said "alive" for ever, issue 46)."""
+    if not pid_alive(pid):
+        return True
+    return pid == os.getpid() and 0 < made_at < PROCESS_START - 1.0

@@ -48,7 +48,7 @@ import time
 from typing import Iterator, Optional, Sequence
 
 from . import linux
-from .kill import pid_alive
+from .kill import left_by_dead_server, process_start
 
 #: The namespace's pid 1: a process that only waits to be killed, with ``SIGCHLD`` ignored (an
 #: ignored disposition survives ``exec``) so that the kernel reaps the orphans re-parented to it. Its
@@ -307,7 +307,7 @@ def remove_stale() -> int:
         except (OSError, ValueError):
             continue
         owner = next((e[len(_TAG):].decode(errors="replace") for e in environ if e.startswith(_TAG.encode())), "")
-        if owner.isdigit() and not pid_alive(int(owner)):
+        if owner.isdigit() and left_by_dead_server(int(owner), process_start(name)):
             try:
                 os.kill(int(name), signal.SIGKILL)
                 killed += 1

@@ -12,7 +12,8 @@ Denied (:data:`DENIED`): ``ptrace``, ``process_vm_readv/writev``, ``mount``, ``u
 ``request_key``, ``perf_event_open``, ``unshare``, ``setns``, ``init_module``, ``finit_module``,
 ``delete_module``, the new mount API (``fsopen`` …), ``userfaultfd``, ``io_uring_setup``,
 ``io_uring_enter`` and ``io_uring_register`` (its operations bypass this filter; Docker's default
-profile denies it too); ``clone`` with any ``CLONE_NEW*`` flag or with ``CLONE_PARENT`` (a child of
+profile denies it too), ``inotify_*`` and ``fanotify_*`` (the toolchains are bound read-only into
+every run's view, so a watch on them saw which files a concurrent run's compiler opened, issue 46); ``clone`` with any ``CLONE_NEW*`` flag or with ``CLONE_PARENT`` (a child of
 the run's parent, outside the run's process tree: as a zombie of the server it kept the run's PID
 namespace from ending); ``socket(AF_VSOCK)`` (the host's virtual-machine sockets, outside every
 network namespace); ``clone3`` answers ``ENOSYS`` (its flags live in memory a filter cannot read;
@@ -31,7 +32,8 @@ DENIED = ("ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2",
           "kexec_load", "kexec_file_load", "bpf", "keyctl", "add_key", "request_key", "perf_event_open",
           "unshare", "setns", "init_module", "finit_module", "delete_module", "fsopen", "fsmount",
           "fsconfig", "move_mount", "open_tree", "fspick", "mount_setattr", "userfaultfd", "io_uring_setup",
-          "io_uring_enter", "io_uring_register")
+          "io_uring_enter", "io_uring_register", "inotify_init", "inotify_init1", "inotify_add_watch",
+          "fanotify_init", "fanotify_mark")
 #: ``clone`` flags that are refused: new namespaces, and a parent outside the run's tree.
 DENIED_CLONE_FLAGS = (linux.CLONE_NEWNS, linux.CLONE_NEWUTS, linux.CLONE_NEWIPC, linux.CLONE_NEWUSER,
                       linux.CLONE_NEWPID, linux.CLONE_NEWNET, linux.CLONE_NEWCGROUP, linux.CLONE_PARENT)

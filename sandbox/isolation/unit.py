@@ -143,6 +143,11 @@ SHARED_TMP_SYSCTLS = {"protected_symlinks": 1, "protected_hardlinks": 1, "protec
                       "protected_fifos": 2}
 
 
+#: MiB of the executor's memory never lent to runs: the server's own (requests, answers, kernels'
+#: clients); at most an eighth of the ceiling.
+SERVER_HEADROOM_MB = 512
+
+
 def shared_tmp_sysctls() -> dict[str, Optional[int]]:
     """The host's :data:`SHARED_TMP_SYSCTLS` (``None``: unreadable); checked at start in minimal
     isolation, where runs share ``/tmp``: a lower value is logged as a warning."""
@@ -224,14 +229,16 @@ class Isolation:
                 raise IsolationUnavailable("unprivileged_user", self.uid_note)
             log.warning("per-run uid %s", self.uid_note)
         self.uids = (UidPool(settings.uid_base, settings.uid_count,
-                             os.path.join(tempfile.gettempdir(), "judgebox-uids"))
+                             settings.uid_lock_dir or os.path.join(tempfile.gettempdir(), "judgebox-uids"))
                      if is_root and settings.isolate_user and not self.uid_note else None)
         self.network_namespace = not settings.allow_network and _probe_network_namespace()
         if self.full and not settings.allow_network and not self.network_namespace:
             raise IsolationUnavailable("network_namespace", "unshare(CLONE_NEWNET) was refused")
         self.memory_ceiling_MB = cgroups.memory_ceiling_bytes(self.cgroups) >> 20
-        #: the memory limits of the requests in progress never add up to more than the ceiling
-        self.memory_budget = MemoryBudget(self.memory_ceiling_MB << 20)
+        #: the memory limits of the requests in progress never add up to more than the ceiling less
+        #: a share for the server itself (:data:`SERVER_HEADROOM_MB`, at most an eighth)
+        self.memory_budget = MemoryBudget((self.memory_ceiling_MB - min(SERVER_HEADROOM_MB, self.memory_ceiling_MB // 8))
+                                          << 20)
         self._nproc_shared: Optional[int] = None
         self._reachable_roots: set[str] = set()
         if not is_root and not (self.cgroups and "pids" in self.cgroups.dirs):
@@ -362,11 +369,12 @@ class Isolation:
             memory_limit_MB: MiB, clamped by :meth:`clamp_memory_MB`; the run's files on its disk
                 tmpfs count towards it too (see :mod:`judgebox.sandbox.isolation.disk`).
             disk_limit_MB: MiB (see :meth:`disk_MB`); used in full isolation only.
-            reserve: without a memory cgroup per run (minimal isolation), hold the memory limit from
-                :attr:`memory_budget` while the request runs (waiting for it to come free), so that
-                the limits of the requests in progress never add up to more than the executor's
-                memory (sessions, which live long, do not). With a cgroup per run each limit is the
-                kernel's to enforce, and nothing is held.
+            reserve: hold the memory limit from :attr:`memory_budget` while the request runs (waiting
+                for it to come free), so that the limits of the requests in progress never add up to
+                more than the executor's memory less the server's share: each run's limit is its
+                own, but their sum is the executor's, and a run's tmpfs files and socket buffers
+                count there without being any process's (a container's OOM killer then killed an
+                innocent run, or the server, issue 46). Sessions, which live long, hold nothing.
 
         Raises:
             RuntimeError: ``workdir`` is not reachable by run uids (a misconfiguration, reported as
@@ -383,7 +391,7 @@ class Isolation:
                                    f"lacks o+x): chmod o+x {blocked} or set workdir_root elsewhere")
             self._reachable_roots.add(workdir)
         with contextlib.ExitStack() as stack:
-            if reserve and self.cgroups is None:  # no memory cgroup per run: admission by the sum of limits
+            if reserve:  # admission by the sum of memory limits
                 stack.enter_context(self.memory_budget.hold(memory))
             uid = stack.enter_context(self.uids.lease()) if self.uids else None
             if uid is not None and not self.view:  # a view's /tmp-like folders and IPC are the run's own

@@ -101,9 +101,12 @@ PROC_MASKS: dict[str, Optional[str]] = {
                      "timer_list", "sched_debug", "latency_stats", "consoles", "devices", "misc", "iomem",
                      "ioports", "locks"), ""),
     **dict.fromkeys(("acpi", "scsi", "pressure", "bus"), None),
+    # the run's PID-namespace init lives in the server's mount namespace: its mount table showed the
+    # executor's (host paths, other runs' disks, issue 46) and its environment the server's pid
+    **dict.fromkeys(("1/mountinfo", "1/mounts", "1/mountstats", "1/environ"), ""),
 }
 #: Bumped when the skeleton's layout changes (a new skeleton is built next to the old one).
-_LAYOUT = 5
+_LAYOUT = 6
 _COMPLETE = ".complete"
 
 

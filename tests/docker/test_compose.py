@@ -60,7 +60,7 @@ def test_executors_have_memory_and_pid_limits_and_only_an_internal_network(stack
     assert len(executors) == 2  # JUDGEBOX_REPLICAS
     for e in executors:
         host = e["HostConfig"]
-        assert host["Memory"] == 4 * 1024**3 and host["MemorySwap"] == host["Memory"]
+        assert host["Memory"] == 4608 << 20 and host["MemorySwap"] == host["Memory"]  # 2 x 2048 + 512 MiB
         assert host["PidsLimit"] == 1024
         assert host["CapDrop"] == ["ALL"]
         # full isolation: each run's namespaces and mounts, loopback and /dev (issue 46)
@@ -230,7 +230,9 @@ def test_crashed_executor_is_restarted_by_its_restart_policy(stack):
     restarts = stack.inspect(victim)["RestartCount"]
     server_pid = subprocess.run(["docker", "exec", victim, "cat", "/proc/1/task/1/children"],
                                 capture_output=True, text=True, check=True).stdout.split()[0]
-    subprocess.run(["docker", "exec", victim, "kill", "-9", server_pid], check=True)
+    # the server's death ends the container, and may end this `docker exec` with it (137)
+    kill = subprocess.run(["docker", "exec", victim, "kill", "-9", server_pid], capture_output=True)
+    assert kill.returncode in (0, 137), kill.stderr
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and stack.inspect(victim)["RestartCount"] == restarts:
         time.sleep(0.5)

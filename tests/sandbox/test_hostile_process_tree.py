@@ -84,6 +84,17 @@ def test_io_uring_and_vsock_are_refused(local_sandbox):
     assert r.run_result.stdout == "-1 Operation not permitted\nOperation not permitted\n"
 
 
+def test_file_watches_are_refused_and_a_runs_processes_are_the_oom_killers_first_choice(local_sandbox):
+    """Issue 46: an inotify watch on the toolchains every run shares read-only reported a concurrent
+    run's compiler opening its files; and a container's OOM killer, picking the largest process,
+    killed the server for a run's tmpfs files and socket buffers (no process holds them)."""
+    code = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+            "print(libc.inotify_init1(0), ctypes.get_errno(), libc.fanotify_init(0x200, 0), ctypes.get_errno())\n"
+            "print(open('/proc/self/oom_score_adj').read().strip())\n")
+    r = local_sandbox.run_code({"code": code, "language": "python"})
+    assert r.run_result.stdout == "-1 1 -1 1\n1000\n"
+
+
 def test_a_program_cannot_raise_a_limit_the_server_left_room_for(face):
     """Finding 10: ``RLIMIT_NOFILE``'s hard limit stayed the server's (20000): a program raised its
     soft limit and opened 5,000 descriptors. Every hard limit is now the run's own soft limit."""

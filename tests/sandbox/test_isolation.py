@@ -91,8 +91,9 @@ def test_environment_reader_sees_no_server_secret(server):
             f"    except OSError as e:\n        print(type(e).__name__)")
     r = run(server, code)
     assert r["status"] == "Success"
-    # the server (its parent: getppid() is 0) is outside the run's PID namespace; pid 1 is its init (root)
-    assert r["run_result"]["stdout"] == "False False\nFileNotFoundError\nPermissionError\nFileNotFoundError\n"
+    # the server (its parent: getppid() is 0) is outside the run's PID namespace; pid 1 is its init,
+    # whose environ the view masks with an empty file
+    assert r["run_result"]["stdout"] == "False False\nFileNotFoundError\n\nFileNotFoundError\n"
     assert SECRET not in r["run_result"]["stdout"] + r["run_result"]["stderr"]
 
 
@@ -312,15 +313,15 @@ def test_run_cgroups_of_a_dead_server_are_killed_and_removed_at_start():
 def test_cgroup_v2_files_written_for_a_run(tmp_path):
     """cgroup v2 cannot be mounted with a memory controller on a v1 host, so the v2 layout is
     pinned on a model tree (plain files where the kernel has control files): the server's cgroup
-    hands memory and pids to ``judgebox/``, and a run gets ``memory.max`` (bytes), no swap, group
-    OOM kill and ``pids.max``; ``oom_kill`` is read from ``memory.events``."""
+    hands memory, pids and cpu (each run one weight) to ``judgebox/``, and a run gets ``memory.max``
+    (bytes), no swap, group OOM kill and ``pids.max``; ``oom_kill`` is read from ``memory.events``."""
     base = tmp_path / "srv"
     base.mkdir()
     (base / "cgroup.controllers").write_text("cpuset cpu io memory hugetlb pids rdma\n")
     host = cgroups._v2([("/", str(tmp_path), "cgroup2", ["rw"])], {"": "/srv"})
-    assert host == cgroups.CgroupHost(2, {"memory": str(base / "judgebox"), "pids": str(base / "judgebox")})
-    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
-    assert (base / "judgebox" / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert host == cgroups.CgroupHost(2, {c: str(base / "judgebox") for c in ("memory", "pids", "cpu")})
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+    assert (base / "judgebox" / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
     run = host.create(512 << 20, 256)
     folder = tmp_path / "srv" / "judgebox" / os.path.basename(run.folders[0])
     written = {f: (folder / f).read_text() for f in ("memory.max", "memory.swap.max", "memory.oom.group", "pids.max")}
@@ -364,3 +365,20 @@ def test_a_child_joins_every_controller_of_its_run_cgroup_without_the_global_loc
         if parent is not None:
             parent.wait()
     assert alive_with(marker) == []
+
+
+@needs_root
+def test_what_an_earlier_server_of_the_same_pid_left_is_removed_at_start(tmp_path):
+    """Issue 46's red team: in a container the server is the same pid at every start, so the run
+    disks a killed server left (``run-<pid>-*``) read as its own, alive, for ever. What is older
+    than this process is an earlier server's; what a server of this process made since is kept."""
+    from judgebox.sandbox import LocalSandbox
+
+    root = tmp_path / "root"
+    root.mkdir(mode=0o755)
+    old, new = root / f"run-{os.getpid()}-left", root / f"run-{os.getpid()}-live"
+    old.mkdir()
+    new.mkdir()
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    LocalSandbox(python=reachable_python(), workdir_root=str(root))
+    assert (old.exists(), new.exists()) == (False, True)

@@ -65,6 +65,7 @@ print(json.dumps({
                for n in ("interrupts", "softirqs", "vmstat", "swaps", "keys", "key-users", "acpi", "pressure")},
     "mask_writable": writable("/proc/loadavg"),
     "kept": {n: len(read("/proc/" + n)) > 0 for n in ("stat", "meminfo", "cpuinfo", "uptime", "self/status")},
+    "init": {n: read("/proc/1/" + n) for n in ("mountinfo", "mounts", "environ")},
 }))
 '''
 
@@ -197,3 +198,9 @@ def test_more_host_wide_proc_files_are_neutral(local_sandbox):
     assert seen["cgroups"] == "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
     assert (seen["sys/fs/file-nr"], seen["sys/fs/inode-nr"]) == ("0\t0\t0\n", "0\t0\n")
     assert all(seen[n] in ("", "No such file or directory") for n in ("consoles", "devices", "misc", "iomem", "ioports"))
+
+
+def test_the_pid_namespace_init_shows_neither_the_servers_mounts_nor_its_environment(seen):
+    """Issue 46: the run's init lives in the server's mount namespace; its mount table listed the
+    executor's mounts (host paths, concurrent runs' disks) and its environment the server's pid."""
+    assert seen["init"] == {"mountinfo": "", "mounts": "", "environ": ""}
