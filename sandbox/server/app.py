@@ -54,6 +54,7 @@ from judgebox.sandbox.models import (
     SessionRunResult,
 )
 from judgebox.sandbox.sessions.manager import SessionManager, SessionStartError
+from judgebox.sandbox.speedups.builds import stop_builds
 
 from .admission import Admission
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -76,6 +77,8 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        # on SIGTERM too (uvicorn raises it again after this): no background build outlives the server
+        stop_builds()
         await asyncio.get_running_loop().run_in_executor(None, sessions.close_all)
 
     app = FastAPI(title="judgebox sandbox", version="0.2.0", lifespan=lifespan)
