@@ -119,6 +119,11 @@ class SandboxSettings(BaseSettings):
                                  "is 422 for the whole batch")
     max_batch_bytes: int = Field(64 << 20, ge=1024, description="bytes of one POST /run_tests_batch body; more is "
                                  "422 for the whole batch")
+    max_request_bytes: int = Field(
+        64 << 20, ge=1024, description="bytes of one request body on every endpoint but /run_tests_batch (which has "
+        "max_batch_bytes), refused with 422 before or while it is read; embedded: the request's JSON")
+    max_cases: int = Field(4096, ge=1, description="cases of one /run_tests request (and of each item of a batch); "
+                           "more is 422, checked before a case is parsed into a model")
 
     def updated(self, **overrides: object) -> "SandboxSettings":
         """A copy with ``overrides`` (field names) validated as constructor arguments are.

@@ -49,6 +49,7 @@ from .models import (
     overall_status,
 )
 from .process import ProcessResult, run_process
+from .request_limits import check_cases
 from .runfs import FetchBudget, fetch, remove_output, write_files
 from .runtime import BUILD_COMMAND
 from .speedups.compile_cache import CompileCache, compile_key, toolchain_id
@@ -408,7 +409,12 @@ class Executor:
         Returns:
             a :class:`~judgebox.sandbox.models.RunTestsResponse` whose ``run_results[i]`` belongs to
             ``request.cases[i]`` (``None`` when skipped or when compilation failed).
+
+        Raises:
+            SandboxRequestError: (422) more than ``max_cases`` cases (the faces refuse them before
+                parsing them; this is the engine's own check).
         """
+        check_cases(request, self.settings)
         return self._run(request, request.cases, request.stop_on_first_failure, cancel)[0]
 
     def _run(self, request: RunCodeRequest, cases: list[TestCaseInput], stop_on_first_failure: bool = False,

@@ -53,10 +53,12 @@ from judgebox.sandbox.models import (
     SessionRunRequest,
     SessionRunResult,
 )
+from judgebox.sandbox.request_limits import check_cases, check_request_bytes
 from judgebox.sandbox.sessions.manager import SessionManager, SessionStartError
 from judgebox.sandbox.speedups.builds import stop_builds
 
 from .admission import Admission
+from .body import BodyLimit, body_schema, document_bodies, parse_body
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .metrics import Metrics
 
@@ -83,6 +85,11 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
 
     app = FastAPI(title="judgebox sandbox", version="0.2.0", lifespan=lifespan)
     app.state.sessions = sessions
+
+    def body_size(path: str, size: int) -> None:
+        (check_batch_bytes if path == "/run_tests_batch" else check_request_bytes)(size, settings)
+
+    app.add_middleware(BodyLimit, check=body_size)  # every body, refused before or while it is read
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -163,14 +170,9 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         """Many ``/run_tests`` bodies in one call: each item validated, admitted and run as its own
         ``/run_tests`` would be; the answer keeps their order (see :mod:`judgebox.sandbox.batch`)."""
         try:
-            size = int(http.headers.get("content-length") or 0)
-            check_batch_bytes(size, settings)  # refused before the body is read
-            body = bytearray()
-            async for chunk in http.stream():  # a chunked body has no length: counted as it comes
-                body += chunk
-                check_batch_bytes(len(body), settings)
+            body = await http.body()  # at most max_batch_bytes (BodyLimit)
             # parsed and validated off the event loop: up to max_batch_bytes of JSON and base64
-            items = await asyncio.get_running_loop().run_in_executor(None, parse_batch, bytes(body), settings)
+            items = await asyncio.get_running_loop().run_in_executor(None, parse_batch, body, settings)
         except SandboxRequestError as exc:
             return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
         runs = [(i, item) for i, item in enumerate(items) if isinstance(item, RunTestsRequest)]
@@ -192,8 +194,13 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     async def run_code(request: RunCodeRequest, http: Request):
         return await execute(executor.run_code, request, request.language, http)
 
-    @app.post("/run_tests", response_model=RunTestsResponse)
-    async def run_tests(request: RunTestsRequest, http: Request):
+    @app.post("/run_tests", response_model=RunTestsResponse, openapi_extra=body_schema(RunTestsRequest))
+    async def run_tests(http: Request):
+        """Compile once, run every case (at most ``max_cases``: counted before the cases are parsed)."""
+        try:
+            request = await parse_body(http, RunTestsRequest, lambda data: check_cases(data, settings))
+        except SandboxRequestError as exc:
+            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
         return await execute(executor.run_tests, request, request.language, http)
 
     @app.post("/run_jupyter", response_model=RunJupyterResponse)
@@ -271,6 +278,7 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     async def prometheus() -> Response:
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
+    document_bodies(app, RunTestsRequest)
     executor.warm_up()  # precompiled header and javac archive of the default flags, in the background
     return app
 
