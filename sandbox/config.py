@@ -84,6 +84,10 @@ class SandboxSettings(BaseSettings):
     max_open_files: int = Field(1024, ge=64, description="open file descriptors per run")
     stack_limit_bytes: int = Field(256 << 20, description="stack size, clamped to the hard limit")
     max_run_timeout: float = Field(300.0, gt=0, description="seconds, requests are clamped to this")
+    max_request_seconds: float = Field(
+        600.0, gt=0, description="seconds of wall time the cases of one request may take together (from the "
+        "first case's start); past it a running case is stopped (TimeLimitExceeded), the others are not run "
+        "(run_result null, request_time_exceeded true)")
     isolation: Literal["full", "minimal"] = Field(
         "full", description="full: every protection (filesystem view, PID/IPC/network namespaces, disk "
         "quota, run uid, cgroups, seccomp) or refuse to start; minimal: what the host allows (containers "

@@ -49,7 +49,7 @@ from .models import (
     overall_status,
 )
 from .process import ProcessResult, run_process
-from .request_limits import check_cases
+from .request_limits import RequestClock, check_cases
 from .runfs import FetchBudget, fetch, remove_output, write_files
 from .runtime import BUILD_COMMAND
 from .speedups.compile_cache import CompileCache, compile_key, toolchain_id
@@ -454,6 +454,7 @@ class Executor:
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together
             output_left = self.settings.response_limit_bytes  # the same for the programs' output
+            clock = RequestClock(self.settings.max_request_seconds)  # the cases' time, all together
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
                                           and compile_result.return_code == 0):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
@@ -463,21 +464,26 @@ class Executor:
                     compile_result = _failed_compile(compile_result, str(exc))
                     cases = []
                 for i, case in enumerate(cases):
+                    timeout = clock.timeout(request.run_timeout)
+                    if timeout is None:  # the rest is not run (run_result None, request_time_exceeded)
+                        break
                     if i and reset is not None:
                         reset.restore()  # every case starts from the same files (judgebox.sandbox.case_reset)
                         _write_request_files(iso, absolute, "files")
                     runs[i] = r = (self._case_files(iso, case, i)
-                                   or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
+                                   or self.command(argv, workdir, env, timeout, iso, case.stdin,
                                                    cancel, output_left, preload=preload))
                     output_left -= len((r.stdout or "").encode()) + len((r.stderr or "").encode())
                     if case.fetch_files:
                         r.files = fetch_run_files(iso, case.fetch_files, budget)
-                    if stop_on_first_failure and overall_status(r) != RunStatus.Success:
+                    if clock.ran(r) or (stop_on_first_failure and overall_status(r) != RunStatus.Success):
                         break
-            resp = RunTestsResponse(
-                status=overall_status(compile_result, *runs), message=_message(compile_result, runs),
-                compile_result=compile_result, run_results=runs, executor_pod_name=pod,
-            )
+            status, message = overall_status(compile_result, *runs), _message(compile_result, runs)
+            if clock.exceeded:
+                status = RunStatus.Failed if status == RunStatus.Success else status
+                message = message or clock.note(runs)
+            resp = RunTestsResponse(status=status, message=message, compile_result=compile_result, run_results=runs,
+                                    executor_pod_name=pod, request_time_exceeded=clock.exceeded)
             return resp, fetch_run_files(iso, request.fetch_files, budget)
 
 
