@@ -28,7 +28,8 @@ from typing import Any, AsyncIterator, Callable, Optional
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import BaseModel
 
 from judgebox.sandbox.batch import check_batch_bytes, item_error, parse_batch
 from judgebox.sandbox.cancel import Cancel
@@ -58,6 +59,7 @@ from judgebox.sandbox.sessions.manager import SessionManager, SessionStartError
 from judgebox.sandbox.speedups.builds import stop_builds
 
 from .admission import Admission
+from .answers import BatchBudget, Held, Serialized, stream_batch
 from .body import BodyLimit, body_schema, document_bodies, parse_body
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .metrics import Metrics
@@ -98,23 +100,26 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
 
     async def execute_all(calls: list[tuple[Callable[[Any, Cancel], Any], Any, str]],
-                          http: Request) -> Optional[list[Any]]:
+                          http: Request, budget: Optional[BatchBudget] = None) -> Optional[list[Any]]:
         """Run every ``(fn, request, language)`` at once, each in its own admission slot; one result or
         raised exception per call, in order, or ``None`` when the client disconnected first (then
-        every call not finished is cancelled: a queued one never starts, a running one is killed)."""
+        every call not finished is cancelled: a queued one never starts, a running one is killed).
+        ``budget``: each call first waits for room in it (a batch's answer, :class:`BatchBudget`)."""
         loop = asyncio.get_running_loop()
         cancels = [Cancel() for _ in calls]
         started = [asyncio.Event() for _ in calls]  # set once the call holds a slot and is in a worker thread
 
         async def work(i: int) -> Any:
             fn, request, language = calls[i]
-            async with admission.slot() as waited:
-                metrics.queue_wait.observe(waited)
-                start = time.monotonic()
-                started[i].set()
-                result = await loop.run_in_executor(pool, fn, request, cancels[i])
-                metrics.run_time.labels(language=language).observe(time.monotonic() - start)
-                return result
+            async with (budget.room() if budget else contextlib.nullcontext(Held())) as held:
+                async with admission.slot() as waited:
+                    metrics.queue_wait.observe(waited)
+                    start = time.monotonic()
+                    started[i].set()
+                    result = await loop.run_in_executor(pool, fn, request, cancels[i])
+                    metrics.run_time.labels(language=language).observe(time.monotonic() - start)
+                    held.size = len(result.data) if isinstance(result, Serialized) else 0
+                    return result
 
         tasks = [asyncio.ensure_future(work(i)) for i in range(len(calls))]
         every = asyncio.gather(*tasks, return_exceptions=True)
@@ -144,7 +149,8 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         return result
 
     async def execute(fn: Callable[[Any, Cancel], Any], request: Any, language: str, http: Request) -> Any:
-        outcome = await execute_all([(fn, request, language)], http)
+        # the answer is serialised in the worker thread, and sent as those bytes
+        outcome = await execute_all([(lambda r, cancel: serialized(fn(r, cancel)), request, language)], http)
         if outcome is None:
             return Response(status_code=499)
         result = outcome[0]
@@ -156,7 +162,8 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
             return JSONResponse(status_code=500, content={"detail": str(result)})
         if isinstance(result, BaseException):
             raise result
-        return delivered(result, language)
+        delivered(result, language)
+        return Response(result.data, media_type="application/json") if isinstance(result, Serialized) else result
 
     def overloaded(exc: Overloaded) -> JSONResponse:
         metrics.rejections.labels(reason=exc.reason).inc()
@@ -176,7 +183,11 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         except SandboxRequestError as exc:
             return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
         runs = [(i, item) for i, item in enumerate(items) if isinstance(item, RunTestsRequest)]
-        outcome = await execute_all([(executor.run_tests, item, item.language) for _, item in runs], http)
+        def run_item(request: RunTestsRequest, cancel: Cancel) -> Serialized:
+            return Serialized.of(executor.run_tests(request, cancel))  # kept as its bytes until sent
+
+        outcome = await execute_all([(run_item, item, item.language) for _, item in runs], http,
+                                    BatchBudget(settings))  # what the answer may hold, all items together
         if outcome is None:
             return Response(status_code=499)
         for (i, item), result in zip(runs, outcome):
@@ -188,7 +199,7 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
                     index=i, status_code=500, detail=f"{type(result).__name__}: {result}")
             else:
                 items[i] = delivered(result, item.language)
-        return RunTestsBatchResponse(results=items)
+        return StreamingResponse(stream_batch(items), media_type="application/json")
 
     @app.post("/run_code", response_model=RunCodeResponse)
     async def run_code(request: RunCodeRequest, http: Request):
@@ -291,6 +302,11 @@ async def disconnected(http: Request) -> None:
     """
     while (await http.receive())["type"] != "http.disconnect":
         pass
+
+
+def serialized(result: Any) -> Any:
+    """A model result as :class:`Serialized` bytes (anything else as it is)."""
+    return Serialized.of(result) if isinstance(result, BaseModel) else result
 
 
 def _json_safe(value: Any) -> Any:
