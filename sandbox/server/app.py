@@ -7,7 +7,8 @@ item admitted, run, counted in the metrics and answered as its own call; :mod:`j
 sessions (:mod:`judgebox.sandbox.sessions.manager`): ``POST /sessions``, ``POST /sessions/{id}/run``,
 ``DELETE /sessions/{id}``, ``GET /sessions``.
 Every execution outcome is HTTP 200; a malformed body is HTTP 422 naming the field; a request that
-cannot get an execution slot in time, or a session over ``max_sessions``, is HTTP 504 with
+cannot get an execution slot in time, or a session over ``max_sessions`` or past the server's file
+descriptors, is HTTP 504 with
 ``Retry-After`` (in a batch: that item's ``BatchItemError`` with ``status_code`` 504, the others
 still run; only a batch over ``max_batch_items`` / ``max_batch_bytes`` is refused whole, HTTP 422);
 an unknown session id is HTTP 404 naming it. A request whose client disconnects
@@ -55,6 +56,7 @@ from judgebox.sandbox.models import (
     SessionRunResult,
 )
 from judgebox.sandbox.request_limits import check_cases, check_request_bytes
+from judgebox.sandbox.sessions.descriptors import fd_limit, headroom, raise_nofile_limit
 from judgebox.sandbox.sessions.manager import SessionManager, SessionStartError
 from judgebox.sandbox.speedups.builds import stop_builds
 
@@ -70,6 +72,7 @@ log = logging.getLogger("judgebox.server")
 def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     """Build the ASGI app for ``settings`` (default: from ``JUDGEBOX_*`` environment variables)."""
     settings = settings or SandboxSettings()
+    raise_nofile_limit()  # sessions hold ~11 descriptors each: the soft limit's 1024 fit ~60 (descriptors.py)
     executor = Executor(settings)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=settings.max_concurrency,
                                                  thread_name_prefix="judgebox-run")
@@ -222,9 +225,10 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
 
     @app.post("/sessions", response_model=SessionInfo)
     async def create_session(request: CreateSessionRequest, http: Request):
-        if sessions.live >= sessions.max_sessions:  # answer at once, without waiting for a slot
-            return overloaded(Overloaded(f"{sessions.live} live sessions (max_sessions={sessions.max_sessions})",
-                                         "max_sessions", retry_after=5))
+        try:
+            sessions.check_room()  # answer at once, without waiting for a slot
+        except Overloaded as exc:
+            return overloaded(exc)
         return await execute(lambda r, _cancel: sessions.create(r), request, "session", http)
 
     @app.post("/sessions/{session_id}/run", response_model=SessionRunResult)
@@ -283,7 +287,7 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
                 "max_concurrency": admission.max_concurrency, "max_queue": admission.max_queue,
                 "queue_timeout": admission.queue_timeout, "running": admission.running,
                 "waiting": admission.waiting, "sessions": sessions.live, "max_sessions": sessions.max_sessions,
-                "runtime": runtime_info}
+                "fd_headroom": headroom(), "fd_limit": fd_limit(), "runtime": runtime_info}
 
     @app.get("/metrics")
     async def prometheus() -> Response:

@@ -46,6 +46,7 @@ import signal
 import stat
 import subprocess
 import tempfile
+import threading
 import time
 from typing import Any, Callable, Optional
 
@@ -223,14 +224,36 @@ class _Client(BlockingKernelClient):
         return reset
 
     def close(self) -> None:
-        """Stop the channels that were started and destroy the context (``stop_channels`` would make
-        the missing ones first, waiting for sockets of a kernel that may be gone)."""
+        """Stop the channels that were started and close the IOPub monitor (``stop_channels`` would
+        make the missing ones first, waiting for sockets of a kernel that may be gone); the context
+        is the process's (:func:`shared_context`), destroyed only if this client made its own."""
         for name in _CHANNELS:
             channel = getattr(self, f"_{name}_channel", None)
             if channel is not None and channel.is_alive():
                 channel.stop()
+        if self.iopub_events is not None:
+            self.iopub_events.close(linger=0)
+            self.iopub_events = None
         if self._created_context and not self.context.closed:
             self.context.destroy(linger=0)
+
+
+_context: Optional[zmq.Context] = None
+_context_lock = threading.Lock()
+
+
+def shared_context() -> zmq.Context:
+    """The one ZeroMQ context of every kernel client of this process, made on first use.
+
+    A context per kernel cost each session a poller and three mailboxes (4 more descriptors), and
+    a context made when no descriptor was left aborted the whole process (libzmq asserts on
+    ``epoll_create``: ``Too many open files (src/epoll.cpp:38)``); sockets of an existing context
+    fail with ``ZMQError(EMFILE)`` instead."""
+    global _context
+    with _context_lock:
+        if _context is None or _context.closed:
+            _context = zmq.Context()
+        return _context
 
 
 class Kernel:
@@ -288,7 +311,7 @@ class Kernel:
             self.proc = subprocess.Popen(argv, cwd=files.path, env=env, stdin=subprocess.DEVNULL,
                                          stdout=self._log, stderr=self._log, start_new_session=True,
                                          preexec_fn=iso.child_setup(self.limits))
-        kc = _Client()
+        kc = _Client(context=shared_context())
         kc.load_connection_info(info)
         kc.files, kc.alive = files, self.alive
         kc.deadline = time.monotonic() + KERNEL_STARTUP_TIMEOUT

@@ -8,8 +8,9 @@ held for the session's whole life. Variables, imports and files persist from cel
 Lifecycle and limits (one :class:`SessionManager` per executor; the server and ``LocalSandbox``
 each own one):
 
-* at most ``max_sessions`` live sessions (kernels being started included); one more raises
-  :class:`~judgebox.sandbox.errors.Overloaded` (HTTP 504 + ``Retry-After``);
+* at most ``max_sessions`` live sessions (kernels being started included), and only while the
+  server's file descriptors hold one more (:mod:`~judgebox.sandbox.sessions.descriptors`); one more
+  raises :class:`~judgebox.sandbox.errors.Overloaded` (HTTP 504 + ``Retry-After``);
 * a session uses CPU only while a cell runs: between cells every process of the session is frozen
   (cgroup v2 ``cgroup.freeze``, v1 ``freezer.state``), so a thread or daemon a cell left behind
   computes nothing while the session is idle; callers hold an execution slot only while a cell
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import re
 import secrets
@@ -56,6 +58,8 @@ from judgebox.sandbox.models import (
     SessionRunResult,
 )
 
+from .descriptors import SESSION_FDS, fd_limit, headroom, reserve, session_fits
+
 if TYPE_CHECKING:
     from .kernel import Kernel
 
@@ -71,6 +75,18 @@ _REMEMBER_CLOSED = 4096
 
 class SessionStartError(RuntimeError):
     """The session's kernel could not start (infrastructure, HTTP 500)."""
+
+
+def out_of_descriptors(exc: BaseException) -> bool:
+    """Whether ``exc``, or an exception it was raised from, is ``EMFILE``/``ENFILE`` (an ``OSError``
+    or a ``zmq.ZMQError``): the process or the host ran out of file descriptors."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if getattr(exc, "errno", None) in (errno.EMFILE, errno.ENFILE):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 class KernelSession:
@@ -378,17 +394,21 @@ class SessionManager:
         return len(self._sessions) + self._starting
 
     def create(self, request: CreateSessionRequest) -> SessionInfo:
-        """Start a session. Raises :class:`Overloaded` (``reason="max_sessions"``) when
-        ``max_sessions`` are live, :class:`SessionStartError` when the kernel does not start."""
+        """Start a session.
+
+        Raises:
+            Overloaded: (HTTP 504 with ``Retry-After``) ``max_sessions`` are live
+                (``reason="max_sessions"``), or the server's descriptors leave no room for one more
+                session (``reason="fd_headroom"``: :mod:`~judgebox.sandbox.sessions.descriptors`; also
+                when a descriptor could not be had while the kernel started).
+            SessionStartError: the kernel did not start (infrastructure, HTTP 500).
+        """
         s = self.executor.settings
         missing = self.executor.unsupported("python")
         if missing:
             raise SessionStartError(missing)
         with self._lock:
-            if self.live >= self.max_sessions:
-                raise Overloaded(f"{self.live} live sessions (max_sessions={self.max_sessions}): close "
-                                 "sessions or wait for idle ones to be reaped", "max_sessions",
-                                 retry_after=REAP_INTERVAL_S * 5)
+            self.check_room()
             self._starting += 1
             if self._reaper is None:
                 self._reaper = threading.Thread(target=self._reap_loop, name="judgebox-session-reaper",
@@ -399,12 +419,32 @@ class SessionManager:
                                 min(request.idle_timeout, s.max_session_idle_timeout))
         try:
             session.open()
+        except SessionStartError as exc:
+            if out_of_descriptors(exc):  # everything it made is released: it is a refusal, not a failure
+                raise self._no_descriptors(f"a descriptor could not be had ({exc})") from None
+            raise
         finally:
             with self._lock:
                 self._starting -= 1
         with self._lock:
             self._sessions[sid] = session
         return session.info()
+
+    def check_room(self) -> None:
+        """Raise :class:`Overloaded` (HTTP 504, ``Retry-After``) unless one more session may start:
+        fewer than ``max_sessions`` live, and descriptors left for it (:func:`session_fits`)."""
+        if self.live >= self.max_sessions:
+            raise Overloaded(f"{self.live} live sessions (max_sessions={self.max_sessions}): close "
+                             "sessions or wait for idle ones to be reaped", "max_sessions",
+                             retry_after=REAP_INTERVAL_S * 5)
+        if not session_fits(self.executor.settings.max_concurrency, self._starting):
+            raise self._no_descriptors(f"{headroom()} left of {fd_limit()}")
+
+    def _no_descriptors(self, why: str) -> Overloaded:
+        return Overloaded(f"no file descriptors left for one more session ({why}; a session holds about "
+                          f"{SESSION_FDS}, {reserve(self.executor.settings.max_concurrency)} are kept for runs): "
+                          f"close sessions, or raise the server's open-files limit (ulimit -n)",
+                          "fd_headroom", retry_after=REAP_INTERVAL_S * 5)
 
     def get(self, session_id: str) -> KernelSession:
         """The live session ``session_id``. Raises :class:`SessionNotFound` saying why it is unknown."""
