@@ -23,7 +23,10 @@ each own one):
   lost). Output printed before the timeout is returned either way;
 * a kernel that dies (``os._exit``, the memory limit, the CPU budget ``session_cpu_limit``) or is
   killed is replaced by a fresh one at the next call, in the same working directory (files stay);
-  the first result after the loss says ``state="lost"`` with the reason in ``message``;
+  the first result after the loss says ``state="lost"`` with the reason in ``message``. A session
+  whose own files leave no room for a kernel (they fill its memory limit, or its disk when the
+  kernel's files are written) answers ``Failed`` at once (``MemoryLimitExceeded``, or ``KernelDied``
+  for the disk), never ``SandboxError``: it is the program's doing;
 * a session idle for its ``idle_timeout`` is closed by a reaper thread; a closed session's kernel,
   every process it started, its cgroup, uid lease and working directory are gone.
 
@@ -69,6 +72,10 @@ log = logging.getLogger("judgebox.sessions")
 REAP_INTERVAL_S = 1.0
 #: Seconds a close waits for a running cell to end after its kernel was killed (then cleans up anyway).
 CLOSE_WAIT_S = 10.0
+#: MiB of its memory limit under which a session's kernel is not even started (ipykernel alone
+#: takes about 45 MiB): its files fill the rest. Above it, a start the memory limit kills is seen
+#: at once (the wait for the kernel gives up), never after the start-up timeout.
+KERNEL_START_MB = 32
 #: Closed session ids remembered (with the reason) for the 404 message.
 _REMEMBER_CLOSED = 4096
 
@@ -77,13 +84,22 @@ class SessionStartError(RuntimeError):
     """The session's kernel could not start (infrastructure, HTTP 500)."""
 
 
+def _is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` or an exception it was raised from is ``ENOSPC``/``EDQUOT`` (a full disk)."""
+    return _errno_in_chain(exc, (errno.ENOSPC, errno.EDQUOT))
+
+
 def out_of_descriptors(exc: BaseException) -> bool:
     """Whether ``exc``, or an exception it was raised from, is ``EMFILE``/``ENFILE`` (an ``OSError``
     or a ``zmq.ZMQError``): the process or the host ran out of file descriptors."""
+    return _errno_in_chain(exc, (errno.EMFILE, errno.ENFILE))
+
+
+def _errno_in_chain(exc: Optional[BaseException], numbers: tuple[int, ...]) -> bool:
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        if getattr(exc, "errno", None) in (errno.EMFILE, errno.ENFILE):
+        if getattr(exc, "errno", None) in numbers:
             return True
         exc = exc.__cause__ or exc.__context__
     return False
@@ -119,6 +135,7 @@ class KernelSession:
         self._cleanup_lock = threading.Lock()
         self._stack = contextlib.ExitStack()
         self._cleaned = False
+        self._oom_at_start = False  # the memory limit killed the kernel being started
 
     # ---------------------------------------------------------------- lifecycle
     def open(self) -> None:
@@ -149,8 +166,14 @@ class KernelSession:
         s = self.executor.settings
         limits = replace(self.executor.limits(s.max_run_timeout), wall_limit=s.session_cpu_limit)
         kernel = Kernel(self.executor, self.iso, self.workdir, limits)
+        self._oom_at_start = False
+
+        def killed_for_memory() -> Optional[str]:
+            self._oom_at_start = self._oom_at_start or self._memory_exceeded()
+            return "the session's memory limit killed it" if self._oom_at_start else None
+
         try:
-            kernel.start()
+            kernel.start(killed_for_memory)
         except Exception as exc:
             kernel.stop()
             tail = kernel.log_tail()
@@ -301,11 +324,23 @@ class KernelSession:
                           else f"the kernel died while idle (exit code {rc})")
             self._stop_kernel()
         if self.kernel is None:
-            try:
-                self._start_kernel()
-            except SessionStartError as exc:
-                return SessionRunResult(status=RunStatus.SandboxError, message=str(exc), executor_pod_name=pod,
-                                        state="lost" if self._lost else "kept")
+            full = self._no_room_for_a_kernel()
+            if not full:
+                try:
+                    self._start_kernel()
+                except SessionStartError as exc:
+                    full = self._no_room_for_a_kernel(exc)
+                    if not full:
+                        return SessionRunResult(status=RunStatus.SandboxError, message=str(exc),
+                                                executor_pod_name=pod, state="lost" if self._lost else "kept")
+            if full:  # the session's own doing: the program's failure, at once, never SandboxError
+                ename, why = full
+                state, message = ("lost", f"state lost before this cell: {self._lost}; {why}") if self._lost \
+                    else ("kept", why)  # as after session_cpu_limit: a loss is said once
+                self._lost = ""
+                return SessionRunResult(status=RunStatus.Failed, error={"ename": ename, "evalue": why, "traceback": []},
+                                        memory_exceeded=ename == "MemoryLimitExceeded", state=state,
+                                        message=message, executor_pod_name=pod)
         state, message = ("lost", f"state lost before this cell: {self._lost}") if self._lost else ("kept", "")
         self._lost = ""
         kernel = self.kernel
@@ -351,6 +386,24 @@ class KernelSession:
             state=state, stdout_truncated=cell.stdout_truncated, stderr_truncated=cell.stderr_truncated,
             display_truncated=cell.display_truncated, error_truncated=cell.error_truncated, message=message,
             executor_pod_name=pod)
+
+    def _no_room_for_a_kernel(self, failed: Optional[BaseException] = None) -> Optional[tuple[str, str]]:
+        """``(ename, why)`` when the session's own files leave no room for a kernel (checked before
+        a restart, and after a start that ``failed``), else ``None``: its files fill its memory limit
+        (tmpfs pages count towards it) so that less than :data:`KERNEL_START_MB` is left, the memory
+        limit killed the starting kernel, or its disk was full when the kernel's files were written."""
+        used = self.iso.disk_used() if self.iso.disk_used is not None else 0
+        left_MB = (self.memory_MB << 20) - used >> 20
+        if left_MB < KERNEL_START_MB or (failed is not None and self._oom_at_start):
+            return "MemoryLimitExceeded", (
+                f"no kernel can start: the session's files take {used >> 20} MiB of its memory limit of "
+                f"{self.memory_MB} MiB (files on its disk count towards it), leaving {max(left_MB, 0)} MiB, "
+                "too little for a kernel (about 45 MiB); the files stay, so create a new session")
+        if failed is not None and (_is_disk_full(failed) or (self.iso.disk_exceeded is not None
+                                                              and self.iso.disk_exceeded())):
+            return "KernelDied", ("no kernel can start: the session's disk is full (disk_limit_MB) and the "
+                                  "kernel's own files could not be written; create a new session")
+        return None
 
     def _stop_kernel(self) -> None:
         """Stop the kernel (every process of the session goes; the folder stays)."""
