@@ -202,6 +202,7 @@ class _Judging:
         self._stdout: dict[int, str] = {}
         #: a unittest harness's test methods: (passed, ran and not skipped by the tests themselves)
         self.methods: Optional[tuple[int, int]] = None
+        self.out_of_time = False  # the sandbox's max_request_seconds ran out: a test not run is a timeout
 
     # the two faces ------------------------------------------------------------------------------
     def run(self, call: Callable[[RunTestsRequest], RunTestsResponse]) -> Judgement:
@@ -261,6 +262,7 @@ class _Judging:
         if self.results is not None:  # the checker program's answers
             return self.apply_checker(resp)
         cases = 1 if self.batched else self.spec.n_tests
+        self.out_of_time = resp.request_time_exceeded
         if resp.status == RunStatus.SandboxError or len(resp.run_results) != cases:
             return self.whole(Verdict.infra_error, resp.message or
                               f"sandbox returned {len(resp.run_results)} results for {self.spec.n_tests} tests")
@@ -328,7 +330,7 @@ class _Judging:
         """
         n = self.spec.n_tests
         if run is None:
-            return [TestResult(index=i, verdict=Verdict.skipped) for i in range(n)]
+            return [self.one(i, None) for i in range(n)]
         lines = test_lines(run.stdout, self.nonce or "")
         whole = self.one(0, run)  # the run's own verdict: marker, exit status, limits
         if whole.verdict in (Verdict.compile_error, Verdict.test_data_error, Verdict.infra_error):
@@ -357,7 +359,7 @@ class _Judging:
     # one test ---------------------------------------------------------------------------------------
     def one(self, i: int, run: Optional[CommandRunResult]) -> TestResult:
         if run is None:
-            return TestResult(index=i, verdict=Verdict.skipped)
+            return TestResult(index=i, verdict=Verdict.time_limit_exceeded if self.out_of_time else Verdict.skipped)
         res = TestResult(index=i, verdict=Verdict.accepted, execution_time=run.execution_time,
                          cpu_time=run.cpu_time, return_code=run.return_code,
                          stdout=without_protocol(run.stdout, self.nonce)[:_HEAD],

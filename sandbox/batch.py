@@ -25,6 +25,7 @@ from .errors import (
     SandboxUnavailable,
 )
 from .models import BatchItemError, RunTestsRequest
+from .request_limits import check_cases, over_limit
 
 __all__ = ["check_batch_bytes", "error_of", "item_error", "parse_batch", "validation_detail"]
 
@@ -32,14 +33,16 @@ __all__ = ["check_batch_bytes", "error_of", "item_error", "parse_batch", "valida
 def check_batch_bytes(size: int, settings: SandboxSettings) -> None:
     """Raise :class:`SandboxRequestError` (422) when a body of ``size`` bytes exceeds ``max_batch_bytes``."""
     if size > settings.max_batch_bytes:
-        raise SandboxRequestError(f"batch: {size} bytes exceeds max_batch_bytes={settings.max_batch_bytes} (raise "
-                                  "it with --max-batch-bytes / JUDGEBOX_MAX_BATCH_BYTES, or send fewer requests "
-                                  "per batch)", 422)
+        raise over_limit("batch", size, "bytes", "max_batch_bytes", settings.max_batch_bytes,
+                         "send fewer requests per batch")
 
 
 def parse_batch(body: bytes, settings: SandboxSettings) -> list[Union[RunTestsRequest, BatchItemError]]:
     """The items of a ``/run_tests_batch`` body: each a valid :class:`RunTestsRequest`, or the
     :class:`BatchItemError` (422, naming the bad fields) that answers it.
+
+    An item with more than ``max_cases`` cases is its own 422 :class:`BatchItemError` (naming
+    ``max_cases``), refused before its cases are parsed.
 
     Raises:
         SandboxRequestError: (422) the body is over ``max_batch_bytes``, is not JSON of the form
@@ -55,15 +58,17 @@ def parse_batch(body: bytes, settings: SandboxSettings) -> list[Union[RunTestsRe
     if not isinstance(requests, list):
         raise SandboxRequestError('body: expected {"requests": [<a /run_tests body>, ...]}', 422)
     if len(requests) > settings.max_batch_items:
-        raise SandboxRequestError(f"requests: {len(requests)} items exceeds max_batch_items="
-                                  f"{settings.max_batch_items} (raise it with --max-batch-items / "
-                                  "JUDGEBOX_MAX_BATCH_ITEMS, or send fewer requests per batch)", 422)
+        raise over_limit("requests", len(requests), "items", "max_batch_items", settings.max_batch_items,
+                         "send fewer requests per batch")
     items: list[Union[RunTestsRequest, BatchItemError]] = []
     for i, raw in enumerate(requests):
         try:
+            check_cases(raw, settings)  # before a model is built for each case
             items.append(RunTestsRequest.model_validate(raw))
         except ValidationError as exc:
             items.append(BatchItemError(index=i, status_code=422, detail=validation_detail(exc)))
+        except SandboxRequestError as exc:
+            items.append(BatchItemError(index=i, status_code=exc.status_code, detail=str(exc)))
     return items
 
 

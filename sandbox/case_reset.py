@@ -13,9 +13,13 @@ a fresh folder.
 What is restored, for every file and folder (the working folder itself included):
 
 * which names exist: anything not in the snapshot (links, fifos, new files and folders) is removed;
-* a file's **content**, compared byte by byte: metadata cannot be trusted (``os.utime`` puts an
-  mtime back, and ``mmap`` writes on tmpfs do not update mtime or ctime); a file with more than
-  one link is made anew (a hard link would carry a later write to another name);
+* every file is **written anew** from the snapshot on every restore, content and allocation: no
+  property of the old file can carry a value, neither its bytes (metadata cannot be trusted:
+  ``os.utime`` puts an mtime back, and ``mmap`` writes on tmpfs do not update mtime or ctime), nor
+  a hard link (a later write to another name), nor its allocated blocks (``fallocate`` with
+  ``FALLOC_FL_KEEP_SIZE`` past the end, or a punched hole, changes neither size nor content but
+  ``st_blocks``, the free space and the ``SEEK_HOLE`` map); this costs about what comparing the
+  bytes did (every byte of the snapshot read or written once per case);
 * mode, owner, access and modification times, and extended attributes (a ``user.*`` attribute or an
   ACL not in the snapshot is removed). The working folder is given mode 0700 and the run uid, as
   the isolation made it, so a case that ran ``chmod(".", 0)`` cannot make the next case's start
@@ -27,7 +31,8 @@ name with ``O_NOFOLLOW`` and checks each entry's type with ``lstat``. Folders ar
 descriptor at a time, without recursion, so a deep tree costs neither stack nor descriptors.
 
 What is not reset: inode numbers and ctimes (a restored file is new or newly changed; no byte of
-the snapshot differs).
+the snapshot differs); a file the snapshot holds sparse (a hole the compile step left) is restored
+dense, the same way for every case.
 """
 
 from __future__ import annotations
@@ -186,17 +191,16 @@ class CaseReset:
 
     @staticmethod
     def _prune(fd: int, want: _Folder) -> list[tuple[str, _Folder]]:
-        """Remove from the open folder ``fd`` (snapshot folder ``want``) every entry that is not in
-        the snapshot, or not of its type, and every file whose size or link count says it differs;
-        return the snapshot's subfolders that are there."""
+        """Remove from the open folder ``fd`` (snapshot folder ``want``) every entry but the snapshot's
+        folders: every file (each is written anew, see the module docstring) and everything not in
+        the snapshot or not of its type; return the snapshot's subfolders that are there."""
         make_writable(fd)
         folders = []
         for name in os.listdir(fd):
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
             if name in want.folders and stat.S_ISDIR(st.st_mode):
                 folders.append((name, want.folders[name]))
-            elif not (name in want.files and stat.S_ISREG(st.st_mode) and st.st_nlink == 1
-                      and st.st_size == len(want.files[name][0])):
+            else:
                 remove_entry(fd, name)
         return folders
 
@@ -216,24 +220,7 @@ class CaseReset:
 
 
 def _restore_file(fd: int, name: str, data: bytes, meta: _Meta) -> None:
-    """Make ``name`` in the open folder ``fd`` a regular file with ``data`` and ``meta``; a file that
-    differs in content (or has another link) is replaced by a new one."""
-    try:
-        f = os.open(name, READ, dir_fd=fd)
-    except FileNotFoundError:
-        f = None
-    except PermissionError:  # the server runs as the run's own user, and the run took read away
-        os.unlink(name, dir_fd=fd)
-        f = None
-    if f is not None:
-        try:
-            st = os.fstat(f)
-            if stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and st.st_size == len(data) and _same(f, data):
-                meta.apply(f)
-                return
-        finally:
-            os.close(f)
-        os.unlink(name, dir_fd=fd)
+    """Write ``name`` anew in the open folder ``fd`` (pruned: it is not there) with ``data`` and ``meta``."""
     f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
     try:
         view = memoryview(data)
@@ -263,15 +250,3 @@ def _read(fd: int, size: int) -> bytes:
             return b"".join(parts)
         parts.append(chunk)
         n += len(chunk)
-
-
-def _same(fd: int, data: bytes) -> bool:
-    """Whether the open file ``fd`` holds exactly ``data`` (read in 1 MiB chunks from the start)."""
-    at = 0
-    while True:
-        chunk = os.pread(fd, _CHUNK, at)
-        if not chunk:
-            return at == len(data)
-        if data[at:at + len(chunk)] != chunk:  # bytes compare with memcmp (a memoryview's does not)
-            return False
-        at += len(chunk)

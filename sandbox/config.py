@@ -84,6 +84,10 @@ class SandboxSettings(BaseSettings):
     max_open_files: int = Field(1024, ge=64, description="open file descriptors per run")
     stack_limit_bytes: int = Field(256 << 20, description="stack size, clamped to the hard limit")
     max_run_timeout: float = Field(300.0, gt=0, description="seconds, requests are clamped to this")
+    max_request_seconds: float = Field(
+        600.0, gt=0, description="seconds of wall time the cases of one request may take together (from the "
+        "first case's start); past it a running case is stopped (TimeLimitExceeded), the others are not run "
+        "(run_result null, request_time_exceeded true)")
     isolation: Literal["full", "minimal"] = Field(
         "full", description="full: every protection (filesystem view, PID/IPC/network namespaces, disk "
         "quota, run uid, cgroups, seccomp) or refuse to start; minimal: what the host allows (containers "
@@ -124,6 +128,11 @@ class SandboxSettings(BaseSettings):
                                  "is 422 for the whole batch")
     max_batch_bytes: int = Field(64 << 20, ge=1024, description="bytes of one POST /run_tests_batch body; more is "
                                  "422 for the whole batch")
+    max_request_bytes: int = Field(
+        64 << 20, ge=1024, description="bytes of one request body on every endpoint but /run_tests_batch (which has "
+        "max_batch_bytes), refused with 422 before or while it is read; embedded: the request's JSON")
+    max_cases: int = Field(4096, ge=1, description="cases of one /run_tests request (and of each item of a batch); "
+                           "more is 422, checked before a case is parsed into a model")
 
     def updated(self, **overrides: object) -> "SandboxSettings":
         """A copy with ``overrides`` (field names) validated as constructor arguments are.

@@ -49,6 +49,7 @@ from .models import (
     overall_status,
 )
 from .process import ProcessResult, run_process
+from .request_limits import RequestClock, check_cases
 from .runfs import FetchBudget, fetch, remove_output, write_files
 from .runtime import BUILD_COMMAND
 from .speedups.compile_cache import CompileCache, compile_key, toolchain_id
@@ -57,7 +58,7 @@ from .speedups.gostd import GoStd, fresh_trim
 from .speedups.jvm import javac_archives, javac_key
 from .speedups.pch import pch_key, precompiled_headers
 from .speedups.preload import usable_preload
-from .textcap import decode_capped
+from .textcap import JsonBudget, decode_capped
 
 #: Most preload sets (``forkserver_preload``) with their own fork-server per executor.
 PRELOAD_SETS = 8
@@ -408,7 +409,12 @@ class Executor:
         Returns:
             a :class:`~judgebox.sandbox.models.RunTestsResponse` whose ``run_results[i]`` belongs to
             ``request.cases[i]`` (``None`` when skipped or when compilation failed).
+
+        Raises:
+            SandboxRequestError: (422) more than ``max_cases`` cases (the faces refuse them before
+                parsing them; this is the engine's own check).
         """
+        check_cases(request, self.settings)
         return self._run(request, request.cases, request.stop_on_first_failure, cancel)[0]
 
     def _run(self, request: RunCodeRequest, cases: list[TestCaseInput], stop_on_first_failure: bool = False,
@@ -447,7 +453,9 @@ class Executor:
             absolute = {p: data for p, data in files.items() if p.startswith("/")}  # emptied by each reset
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together
-            output_left = self.settings.response_limit_bytes  # the same for the programs' output
+            output = JsonBudget(self.settings.response_limit_bytes)  # the same for the output, as JSON
+            compile_result = charged(compile_result, output)
+            clock = RequestClock(self.settings.max_request_seconds)  # the cases' time, all together
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
                                           and compile_result.return_code == 0):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
@@ -457,21 +465,25 @@ class Executor:
                     compile_result = _failed_compile(compile_result, str(exc))
                     cases = []
                 for i, case in enumerate(cases):
+                    timeout = clock.timeout(request.run_timeout)
+                    if timeout is None:  # the rest is not run (run_result None, request_time_exceeded)
+                        break
                     if i and reset is not None:
                         reset.restore()  # every case starts from the same files (judgebox.sandbox.case_reset)
                         _write_request_files(iso, absolute, "files")
-                    runs[i] = r = (self._case_files(iso, case, i)
-                                   or self.command(argv, workdir, env, request.run_timeout, iso, case.stdin,
-                                                   cancel, output_left, preload=preload))
-                    output_left -= len((r.stdout or "").encode()) + len((r.stderr or "").encode())
+                    runs[i] = r = charged(self._case_files(iso, case, i)
+                                          or self.command(argv, workdir, env, timeout, iso, case.stdin,
+                                                          cancel, output.left, preload=preload), output)
                     if case.fetch_files:
                         r.files = fetch_run_files(iso, case.fetch_files, budget)
-                    if stop_on_first_failure and overall_status(r) != RunStatus.Success:
+                    if clock.ran(r) or (stop_on_first_failure and overall_status(r) != RunStatus.Success):
                         break
-            resp = RunTestsResponse(
-                status=overall_status(compile_result, *runs), message=_message(compile_result, runs),
-                compile_result=compile_result, run_results=runs, executor_pod_name=pod,
-            )
+            status, message = overall_status(compile_result, *runs), _message(compile_result, runs)
+            if clock.exceeded:
+                status = RunStatus.Failed if status == RunStatus.Success else status
+                message = message or clock.note(runs)
+            resp = RunTestsResponse(status=status, message=message, compile_result=compile_result, run_results=runs,
+                                    executor_pod_name=pod, request_time_exceeded=clock.exceeded)
             return resp, fetch_run_files(iso, request.fetch_files, budget)
 
 
@@ -631,6 +643,20 @@ def _failed_compile(result: Optional[CommandRunResult], why: str) -> CommandRunR
     if result is None:
         return CommandRunResult(status=CommandRunStatus.Finished, return_code=1, stdout="", stderr=note)
     return result.model_copy(update={"return_code": 1, "stderr": (result.stderr or "") + note})
+
+
+def charged(result: Optional[CommandRunResult], output: JsonBudget) -> Optional[CommandRunResult]:
+    """``result`` with its stdout and stderr cut to what is left of the response's ``output`` budget
+    (bytes of JSON, :class:`~judgebox.sandbox.textcap.JsonBudget`) and flagged ``*_truncated`` where cut."""
+    if result is None:
+        return None
+    stdout, out_cut = output.take(result.stdout or "")
+    stderr, err_cut = output.take(result.stderr or "")
+    if not (out_cut or err_cut):
+        return result
+    return result.model_copy(update={"stdout": stdout, "stderr": stderr,
+                                     "stdout_truncated": result.stdout_truncated or out_cut,
+                                     "stderr_truncated": result.stderr_truncated or err_cut})
 
 
 def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[CommandRunResult]]) -> str:

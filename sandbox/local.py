@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from .batch import item_error, request_list, validation_detail
 from .config import SandboxSettings
-from .errors import Overloaded, SandboxOverloaded, SandboxServerError
+from .errors import Overloaded, SandboxOverloaded, SandboxRequestError, SandboxServerError
 from .executor import Executor
 from .models import (
     BatchItemError,
@@ -31,6 +31,7 @@ from .models import (
     SessionRunRequest,
     SessionRunResult,
 )
+from .request_limits import check_cases, check_request_bytes
 from .sessions.handle import Session, create_session_request
 from .sessions.manager import SessionManager, SessionStartError
 
@@ -40,6 +41,22 @@ M = TypeVar("M", bound=BaseModel)
 def as_model(model: type[M], request: Union[M, dict[str, Any]]) -> M:
     """Accept a model or a dict. Raises ``pydantic.ValidationError`` naming the bad field."""
     return request if isinstance(request, model) else model.model_validate(request)
+
+
+def bounded(model: type[M], request: Union[M, dict[str, Any]], settings: SandboxSettings) -> M:
+    """:func:`as_model` within the server's request limits: ``max_cases`` (a ``/run_tests`` request,
+    counted before its cases are parsed) and ``max_request_bytes`` (the request's JSON).
+
+    Raises:
+        pydantic.ValidationError: a bad field (named).
+        SandboxRequestError: (422) over a limit, worded as the server's answer (the setting, its flag
+            and variable).
+    """
+    if model is RunTestsRequest:
+        check_cases(request, settings)
+    req = as_model(model, request)
+    check_request_bytes(len(req.__pydantic_serializer__.to_json(req)), settings)
+    return req
 
 
 class LocalSandbox:
@@ -71,14 +88,16 @@ class LocalSandbox:
 
     # sync --------------------------------------------------------------------------------------
     def run_code(self, request: Union[RunCodeRequest, dict]) -> RunCodeResponse:
-        """Run one program (SandboxFusion ``/run_code`` semantics). Raises ``ValidationError``."""
-        req = as_model(RunCodeRequest, request)
+        """Run one program (SandboxFusion ``/run_code`` semantics). Raises ``ValidationError``, or
+        ``SandboxRequestError`` (422) over ``max_request_bytes``."""
+        req = bounded(RunCodeRequest, request, self.settings)
         with self._slots:
             return self.executor.run_code(req)
 
     def run_tests(self, request: Union[RunTestsRequest, dict]) -> RunTestsResponse:
-        """Compile once and run every case (judgebox ``/run_tests``). Raises ``ValidationError``."""
-        req = as_model(RunTestsRequest, request)
+        """Compile once and run every case (judgebox ``/run_tests``). Raises ``ValidationError``, or
+        ``SandboxRequestError`` (422) over ``max_cases`` or ``max_request_bytes``."""
+        req = bounded(RunTestsRequest, request, self.settings)
         with self._slots:
             return self.executor.run_tests(req)
 
@@ -87,13 +106,15 @@ class LocalSandbox:
         """Many :meth:`run_tests` at once (``/run_tests_batch`` semantics), up to ``max_concurrency``
         running together; one item per request, in order: its :class:`RunTestsResponse`, or a
         :class:`BatchItemError` (``index``, ``status_code`` 422 for an invalid request naming the
-        fields, 500 if the engine failed on it). Raises nothing for an item."""
+        fields or the limit it is over, 500 if the engine failed on it). Raises nothing for an item."""
         items: list[Any] = []
         for i, request in enumerate(request_list(requests)):
             try:
-                items.append(as_model(RunTestsRequest, request))
+                items.append(bounded(RunTestsRequest, request, self.settings))
             except ValidationError as exc:
                 items.append(BatchItemError(index=i, status_code=422, detail=validation_detail(exc)))
+            except SandboxRequestError as exc:
+                items.append(BatchItemError(index=i, status_code=exc.status_code, detail=str(exc)))
         runs = {i: self._pool.submit(self.run_tests, item) for i, item in enumerate(items)
                 if isinstance(item, RunTestsRequest)}
         for i, future in runs.items():
@@ -106,10 +127,11 @@ class LocalSandbox:
         return items
 
     def run_jupyter(self, request: Union[RunJupyterRequest, dict]) -> RunJupyterResponse:
-        """Run notebook cells in a fresh kernel (``/run_jupyter`` semantics)."""
+        """Run notebook cells in a fresh kernel (``/run_jupyter`` semantics). Raises
+        ``ValidationError``, or ``SandboxRequestError`` (422) over ``max_request_bytes``."""
         from .sessions.jupyter import run_jupyter
 
-        req = as_model(RunJupyterRequest, request)
+        req = bounded(RunJupyterRequest, request, self.settings)
         with self._slots:
             return run_jupyter(req, self.executor)
 

@@ -425,13 +425,17 @@ class RunCodeResponse(BaseModel):
 
 
 class RunTestsResponse(BaseModel):
-    """``POST /run_tests`` response: one compile result and one run result per case (``None`` = skipped)."""
+    """``POST /run_tests`` response: one compile result and one run result per case (``None`` =
+    skipped, or not run because ``request_time_exceeded``)."""
 
     status: RunStatus
     message: str = ""
     compile_result: Optional[CommandRunResult] = None
     run_results: list[Optional[CommandRunResult]] = Field(default_factory=list)
     executor_pod_name: Optional[str] = None
+    request_time_exceeded: bool = Field(
+        False, description="judgebox extension: the server's max_request_seconds ran out; every case with "
+        "run_result null was not run for that reason (the status is then Failed)")
 
 
 class BatchItemError(BaseModel):

@@ -126,7 +126,8 @@ def remove_output(workdir: str, rel: str) -> None:
 
 
 class FetchBudget:
-    """Bytes of ``fetch_files`` still allowed for one request, all its cases and its own together."""
+    """Bytes of ``fetch_files`` still allowed for one request, all its cases and its own together,
+    counted as they are sent: base64 text (4 bytes per 3 of a file)."""
 
     def __init__(self, limit_bytes: int) -> None:
         self.left = limit_bytes
@@ -140,9 +141,10 @@ def fetch(workdir: str, paths: list[str], budget: "FetchBudget | int") -> dict[s
     Args:
         workdir: the run's working directory.
         paths: validated relative paths (``fetch_files``).
-        budget: bytes returned in all (``fetch_limit_bytes``; a :class:`FetchBudget` shared by the
-            cases of a request, or a number for this call alone): a file that would pass it is left
-            out, so a program cannot make the server (or a reward worker) hold gigabytes.
+        budget: bytes of base64 text returned in all (``fetch_limit_bytes``; a :class:`FetchBudget`
+            shared by the cases of a request, or a number for this call alone): a file whose base64
+            would pass it is left out, so a program cannot make the server (or a reward worker)
+            hold gigabytes.
 
     Returns:
         ``{path: base64 content}`` for each path that is a regular file inside ``workdir``.
@@ -160,19 +162,20 @@ def fetch(workdir: str, paths: list[str], budget: "FetchBudget | int") -> dict[s
                     os.close(fd)
             except (OSError, ValueError):
                 continue
+            room = budget.left // 4 * 3  # the largest file whose base64 fits
             try:
                 st = os.fstat(f)
-                if not stat.S_ISREG(st.st_mode) or st.st_size > budget.left:
+                if not stat.S_ISREG(st.st_mode) or st.st_size > room:
                     continue
-                data = os.read(f, budget.left + 1) if budget.left else b""
-                while len(data) <= budget.left and (chunk := os.read(f, budget.left + 1 - len(data))):
+                data = os.read(f, room + 1) if room else b""
+                while len(data) <= room and (chunk := os.read(f, room + 1 - len(data))):
                     data += chunk
             finally:
                 os.close(f)
-            if len(data) > budget.left:
+            if len(data) > room:
                 continue
-            budget.left -= len(data)
             out[rel] = base64.b64encode(data).decode()
+            budget.left -= len(out[rel])
     finally:
         os.close(root)
     return out

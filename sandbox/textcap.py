@@ -68,3 +68,51 @@ class Budget:
         if isinstance(value, str):
             return self.take(value)
         return value if self.fits(size) else None
+
+
+#: Bytes written as ``\u00XX`` in JSON (6 bytes each), and those written as a 2-byte escape.
+_ESCAPED_6 = bytes(c for c in range(0x20) if c not in b"\b\t\n\f\r")
+_ESCAPED_2 = b'\b\t\n\f\r"\\'
+
+
+def json_size(text: str) -> int:
+    """Bytes ``text`` takes inside a JSON string as the server sends it (UTF-8, quotes excluded):
+    a control character is 6 bytes (``\\u0001``), ``\\n``, ``\\t``, ``\\r``, ``\\b``, ``\\f``, ``"`` and
+    ``\\\\`` are 2, every other character its UTF-8 bytes (the escapes of ``json.dumps(...,
+    ensure_ascii=False)`` and of pydantic)."""
+    data = text.encode("utf-8", "surrogatepass")
+    n = len(data)
+    return n + 5 * (n - len(data.translate(None, _ESCAPED_6))) + (n - len(data.translate(None, _ESCAPED_2)))
+
+
+def cap_json(text: str, limit_bytes: int) -> tuple[str, bool]:
+    """The longest prefix of ``text`` whose :func:`json_size` is at most ``limit_bytes``, and whether
+    characters were dropped (a character is never split)."""
+    if json_size(text) <= limit_bytes:
+        return text, False
+    lo, hi = 0, min(len(text), max(limit_bytes, 0))  # a character costs at least one byte
+    while lo < hi:  # the longest prefix that fits: json_size grows with the prefix
+        mid = (lo + hi + 1) // 2
+        if json_size(text[:mid]) <= limit_bytes:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo], True
+
+
+class JsonBudget:
+    """A budget of bytes of JSON text shared by several strings (the output of every case and the
+    compile step of one request: ``response_limit_bytes``), counted as they are sent (:func:`json_size`).
+
+    Attributes:
+        left: bytes still allowed.
+    """
+
+    def __init__(self, limit_bytes: int) -> None:
+        self.left = limit_bytes
+
+    def take(self, text: str) -> tuple[str, bool]:
+        """``text`` cut to what is left (:func:`cap_json`) and whether it was cut; what is kept is spent."""
+        out, cut = cap_json(text, self.left)
+        self.left -= json_size(out)
+        return out, cut

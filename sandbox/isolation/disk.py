@@ -95,6 +95,14 @@ class RunDisk:
         """The folders shown as ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/mnt`` (:data:`SCRATCH_MOUNTS` order)."""
         return tuple(os.path.join(self.path, name) for name in SHARED)
 
+    def used_bytes(self) -> int:
+        """Bytes the run's files take on this disk now (0 where it cannot be read)."""
+        try:
+            st = os.statvfs(self.path)
+        except OSError:
+            return 0
+        return (st.f_blocks - st.f_bfree) * st.f_frsize
+
     def exceeded(self) -> bool:
         """``True`` when the cap is (nearly) reached: less than :data:`FULL_BYTES` free, or no inode."""
         try:

@@ -81,6 +81,8 @@ class RunIsolation:
         kill_all: kills every process of the run (cgroup members or uid tasks); idempotent.
         memory_exceeded: ``True`` when the memory limit was hit since its previous call.
         disk_exceeded: ``True`` when the disk quota is full (see :mod:`judgebox.sandbox.isolation.disk`).
+        disk_used: bytes the run's files take on its disk now (tmpfs pages: they count towards its
+            memory limit too); ``None`` without a disk of its own.
         cpu_seconds: CPU seconds used so far by every process of the run (cgroup accounting).
         pids: the run's processes now (its cgroup's members, as host pids).
         freeze, thaw: stop every process of the run (they use no CPU) and let them run again
@@ -101,6 +103,7 @@ class RunIsolation:
     kill_all: Optional[Callable[[], None]] = None
     memory_exceeded: Optional[Callable[[], bool]] = None
     disk_exceeded: Optional[Callable[[], bool]] = None
+    disk_used: Optional[Callable[[], int]] = None
     cpu_seconds: Optional[Callable[[], float]] = None
     pids: Optional[Callable[[], set[int]]] = None
     freeze: Optional[Callable[[], object]] = None
@@ -479,7 +482,8 @@ class Isolation:
         return RunIsolation(workdir=folder, spawning=pid_ns.spawning if pid_ns else contextlib.nullcontext,
                             preexec=setup.preexec, seal=setup.seal, setup=setup, user=uid,
                             group=uid, kill_all=kill_all, memory_exceeded=memory_exceeded,
-                            disk_exceeded=disk.exceeded if disk else None, cpu_seconds=cpu_seconds,
+                            disk_exceeded=disk.exceeded if disk else None,
+                            disk_used=disk.used_bytes if disk else None, cpu_seconds=cpu_seconds,
                             pids=cg.pids if cg is not None else None,
                             freeze=cg.freeze if cg is not None and cg.can_freeze else None,
                             thaw=cg.thaw if cg is not None and cg.can_freeze else None, env=env,

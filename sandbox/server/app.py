@@ -7,7 +7,8 @@ item admitted, run, counted in the metrics and answered as its own call; :mod:`j
 sessions (:mod:`judgebox.sandbox.sessions.manager`): ``POST /sessions``, ``POST /sessions/{id}/run``,
 ``DELETE /sessions/{id}``, ``GET /sessions``.
 Every execution outcome is HTTP 200; a malformed body is HTTP 422 naming the field; a request that
-cannot get an execution slot in time, or a session over ``max_sessions``, is HTTP 504 with
+cannot get an execution slot in time, or a session over ``max_sessions`` or past the server's file
+descriptors, is HTTP 504 with
 ``Retry-After`` (in a batch: that item's ``BatchItemError`` with ``status_code`` 504, the others
 still run; only a batch over ``max_batch_items`` / ``max_batch_bytes`` is refused whole, HTTP 422);
 an unknown session id is HTTP 404 naming it. A request whose client disconnects
@@ -28,7 +29,8 @@ from typing import Any, AsyncIterator, Callable, Optional
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import BaseModel
 
 from judgebox.sandbox.batch import check_batch_bytes, item_error, parse_batch
 from judgebox.sandbox.cancel import Cancel
@@ -53,9 +55,14 @@ from judgebox.sandbox.models import (
     SessionRunRequest,
     SessionRunResult,
 )
+from judgebox.sandbox.request_limits import check_cases, check_request_bytes
+from judgebox.sandbox.sessions.descriptors import fd_limit, headroom, raise_nofile_limit
 from judgebox.sandbox.sessions.manager import SessionManager, SessionStartError
+from judgebox.sandbox.speedups.builds import stop_builds
 
 from .admission import Admission
+from .answers import BatchBudget, Held, Serialized, stream_batch
+from .body import BodyLimit, body_schema, document_bodies, parse_body
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .metrics import Metrics
 
@@ -65,6 +72,7 @@ log = logging.getLogger("judgebox.server")
 def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     """Build the ASGI app for ``settings`` (default: from ``JUDGEBOX_*`` environment variables)."""
     settings = settings or SandboxSettings()
+    raise_nofile_limit()  # sessions hold ~11 descriptors each: the soft limit's 1024 fit ~60 (descriptors.py)
     executor = Executor(settings)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=settings.max_concurrency,
                                                  thread_name_prefix="judgebox-run")
@@ -76,10 +84,17 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        # on SIGTERM too (uvicorn raises it again after this): no background build outlives the server
+        stop_builds()
         await asyncio.get_running_loop().run_in_executor(None, sessions.close_all)
 
     app = FastAPI(title="judgebox sandbox", version="0.2.0", lifespan=lifespan)
     app.state.sessions = sessions
+
+    def body_size(path: str, size: int) -> None:
+        (check_batch_bytes if path == "/run_tests_batch" else check_request_bytes)(size, settings)
+
+    app.add_middleware(BodyLimit, check=body_size)  # every body, refused before or while it is read
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -88,23 +103,26 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
 
     async def execute_all(calls: list[tuple[Callable[[Any, Cancel], Any], Any, str]],
-                          http: Request) -> Optional[list[Any]]:
+                          http: Request, budget: Optional[BatchBudget] = None) -> Optional[list[Any]]:
         """Run every ``(fn, request, language)`` at once, each in its own admission slot; one result or
         raised exception per call, in order, or ``None`` when the client disconnected first (then
-        every call not finished is cancelled: a queued one never starts, a running one is killed)."""
+        every call not finished is cancelled: a queued one never starts, a running one is killed).
+        ``budget``: each call first waits for room in it (a batch's answer, :class:`BatchBudget`)."""
         loop = asyncio.get_running_loop()
         cancels = [Cancel() for _ in calls]
         started = [asyncio.Event() for _ in calls]  # set once the call holds a slot and is in a worker thread
 
         async def work(i: int) -> Any:
             fn, request, language = calls[i]
-            async with admission.slot() as waited:
-                metrics.queue_wait.observe(waited)
-                start = time.monotonic()
-                started[i].set()
-                result = await loop.run_in_executor(pool, fn, request, cancels[i])
-                metrics.run_time.labels(language=language).observe(time.monotonic() - start)
-                return result
+            async with (budget.room() if budget else contextlib.nullcontext(Held())) as held:
+                async with admission.slot() as waited:
+                    metrics.queue_wait.observe(waited)
+                    start = time.monotonic()
+                    started[i].set()
+                    result = await loop.run_in_executor(pool, fn, request, cancels[i])
+                    metrics.run_time.labels(language=language).observe(time.monotonic() - start)
+                    held.size = len(result.data) if isinstance(result, Serialized) else 0
+                    return result
 
         tasks = [asyncio.ensure_future(work(i)) for i in range(len(calls))]
         every = asyncio.gather(*tasks, return_exceptions=True)
@@ -134,7 +152,8 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         return result
 
     async def execute(fn: Callable[[Any, Cancel], Any], request: Any, language: str, http: Request) -> Any:
-        outcome = await execute_all([(fn, request, language)], http)
+        # the answer is serialised in the worker thread, and sent as those bytes
+        outcome = await execute_all([(lambda r, cancel: serialized(fn(r, cancel)), request, language)], http)
         if outcome is None:
             return Response(status_code=499)
         result = outcome[0]
@@ -146,7 +165,8 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
             return JSONResponse(status_code=500, content={"detail": str(result)})
         if isinstance(result, BaseException):
             raise result
-        return delivered(result, language)
+        delivered(result, language)
+        return Response(result.data, media_type="application/json") if isinstance(result, Serialized) else result
 
     def overloaded(exc: Overloaded) -> JSONResponse:
         metrics.rejections.labels(reason=exc.reason).inc()
@@ -160,18 +180,17 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
         """Many ``/run_tests`` bodies in one call: each item validated, admitted and run as its own
         ``/run_tests`` would be; the answer keeps their order (see :mod:`judgebox.sandbox.batch`)."""
         try:
-            size = int(http.headers.get("content-length") or 0)
-            check_batch_bytes(size, settings)  # refused before the body is read
-            body = bytearray()
-            async for chunk in http.stream():  # a chunked body has no length: counted as it comes
-                body += chunk
-                check_batch_bytes(len(body), settings)
+            body = await http.body()  # at most max_batch_bytes (BodyLimit)
             # parsed and validated off the event loop: up to max_batch_bytes of JSON and base64
-            items = await asyncio.get_running_loop().run_in_executor(None, parse_batch, bytes(body), settings)
+            items = await asyncio.get_running_loop().run_in_executor(None, parse_batch, body, settings)
         except SandboxRequestError as exc:
             return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
         runs = [(i, item) for i, item in enumerate(items) if isinstance(item, RunTestsRequest)]
-        outcome = await execute_all([(executor.run_tests, item, item.language) for _, item in runs], http)
+        def run_item(request: RunTestsRequest, cancel: Cancel) -> Serialized:
+            return Serialized.of(executor.run_tests(request, cancel))  # kept as its bytes until sent
+
+        outcome = await execute_all([(run_item, item, item.language) for _, item in runs], http,
+                                    BatchBudget(settings))  # what the answer may hold, all items together
         if outcome is None:
             return Response(status_code=499)
         for (i, item), result in zip(runs, outcome):
@@ -183,14 +202,19 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
                     index=i, status_code=500, detail=f"{type(result).__name__}: {result}")
             else:
                 items[i] = delivered(result, item.language)
-        return RunTestsBatchResponse(results=items)
+        return StreamingResponse(stream_batch(items), media_type="application/json")
 
     @app.post("/run_code", response_model=RunCodeResponse)
     async def run_code(request: RunCodeRequest, http: Request):
         return await execute(executor.run_code, request, request.language, http)
 
-    @app.post("/run_tests", response_model=RunTestsResponse)
-    async def run_tests(request: RunTestsRequest, http: Request):
+    @app.post("/run_tests", response_model=RunTestsResponse, openapi_extra=body_schema(RunTestsRequest))
+    async def run_tests(http: Request):
+        """Compile once, run every case (at most ``max_cases``: counted before the cases are parsed)."""
+        try:
+            request = await parse_body(http, RunTestsRequest, lambda data: check_cases(data, settings))
+        except SandboxRequestError as exc:
+            return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
         return await execute(executor.run_tests, request, request.language, http)
 
     @app.post("/run_jupyter", response_model=RunJupyterResponse)
@@ -201,9 +225,10 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
 
     @app.post("/sessions", response_model=SessionInfo)
     async def create_session(request: CreateSessionRequest, http: Request):
-        if sessions.live >= sessions.max_sessions:  # answer at once, without waiting for a slot
-            return overloaded(Overloaded(f"{sessions.live} live sessions (max_sessions={sessions.max_sessions})",
-                                         "max_sessions", retry_after=5))
+        try:
+            sessions.check_room()  # answer at once, without waiting for a slot
+        except Overloaded as exc:
+            return overloaded(exc)
         return await execute(lambda r, _cancel: sessions.create(r), request, "session", http)
 
     @app.post("/sessions/{session_id}/run", response_model=SessionRunResult)
@@ -262,12 +287,13 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
                 "max_concurrency": admission.max_concurrency, "max_queue": admission.max_queue,
                 "queue_timeout": admission.queue_timeout, "running": admission.running,
                 "waiting": admission.waiting, "sessions": sessions.live, "max_sessions": sessions.max_sessions,
-                "runtime": runtime_info}
+                "fd_headroom": headroom(), "fd_limit": fd_limit(), "runtime": runtime_info}
 
     @app.get("/metrics")
     async def prometheus() -> Response:
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
+    document_bodies(app, RunTestsRequest)
     executor.warm_up()  # precompiled header and javac archive of the default flags, in the background
     return app
 
@@ -280,6 +306,11 @@ async def disconnected(http: Request) -> None:
     """
     while (await http.receive())["type"] != "http.disconnect":
         pass
+
+
+def serialized(result: Any) -> Any:
+    """A model result as :class:`Serialized` bytes (anything else as it is)."""
+    return Serialized.of(result) if isinstance(result, BaseModel) else result
 
 
 def _json_safe(value: Any) -> Any:

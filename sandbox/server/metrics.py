@@ -4,7 +4,8 @@ Names follow the Prometheus naming guide (``_total`` counters, ``_seconds`` hist
 
 * ``judgebox_runs_total{language,status}``: finished requests by language and ``RunStatus``.
 * ``judgebox_rejections_total{reason}``: requests answered 504 (``queue_full``, ``queue_timeout``,
-  ``max_sessions``).
+  ``max_sessions``, ``fd_headroom``: a session the server's descriptors had no room for;
+  ``batch_budget``: a batch item its batch's answer had no room for).
 * ``judgebox_sessions``: live sessions (kernels), those starting included.
 * ``judgebox_cancelled_total{stage}``: requests whose client disconnected before the answer,
   ``queued`` (never started) or ``running`` (its processes were killed).

@@ -46,6 +46,7 @@ import signal
 import stat
 import subprocess
 import tempfile
+import threading
 import time
 from typing import Any, Callable, Optional
 
@@ -80,8 +81,12 @@ _RESUBSCRIBE_S = 10.0
 _IDLE_AFTER_REPLY_S = 1.0
 _CHANNELS = ("shell", "iopub", "stdin", "control", "hb")
 #: The kernel's ``python -c`` program: start in the fresh kernel folder (the child set-up leaves it in
-#: the working folder) with nothing of it on ``sys.path``, then ipykernel's own launcher.
-_BOOT = ("import os, sys; os.chdir(sys.argv.pop(1)); del sys.path[0]\n"
+#: the working folder) with nothing of it on ``sys.path``, then ipykernel's own launcher. tempfile's
+#: folder is set (``TMPDIR``), not probed: the probe writes a file, and ipykernel asks for it before
+#: every cell (even ``exec_lines``), so on a full disk every cell failed ("No usable temporary
+#: directory"), the one that would free space too.
+_BOOT = ("import os, sys, tempfile; os.chdir(sys.argv.pop(1)); del sys.path[0]\n"
+         "tempfile.tempdir = os.environ.get('TMPDIR') or None\n"
          "from ipykernel import kernelapp; kernelapp.launch_new_instance()")
 #: An exception name is cut to this many characters.
 _ERROR_NAME_CHARS = 256
@@ -223,14 +228,36 @@ class _Client(BlockingKernelClient):
         return reset
 
     def close(self) -> None:
-        """Stop the channels that were started and destroy the context (``stop_channels`` would make
-        the missing ones first, waiting for sockets of a kernel that may be gone)."""
+        """Stop the channels that were started and close the IOPub monitor (``stop_channels`` would
+        make the missing ones first, waiting for sockets of a kernel that may be gone); the context
+        is the process's (:func:`shared_context`), destroyed only if this client made its own."""
         for name in _CHANNELS:
             channel = getattr(self, f"_{name}_channel", None)
             if channel is not None and channel.is_alive():
                 channel.stop()
+        if self.iopub_events is not None:
+            self.iopub_events.close(linger=0)
+            self.iopub_events = None
         if self._created_context and not self.context.closed:
             self.context.destroy(linger=0)
+
+
+_context: Optional[zmq.Context] = None
+_context_lock = threading.Lock()
+
+
+def shared_context() -> zmq.Context:
+    """The one ZeroMQ context of every kernel client of this process, made on first use.
+
+    A context per kernel cost each session a poller and three mailboxes (4 more descriptors), and
+    a context made when no descriptor was left aborted the whole process (libzmq asserts on
+    ``epoll_create``: ``Too many open files (src/epoll.cpp:38)``); sockets of an existing context
+    fail with ``ZMQError(EMFILE)`` instead."""
+    global _context
+    with _context_lock:
+        if _context is None or _context.closed:
+            _context = zmq.Context()
+        return _context
 
 
 class Kernel:
@@ -264,8 +291,12 @@ class Kernel:
         self._iopub_broken = False
 
     # ---------------------------------------------------------------- lifecycle
-    def start(self) -> None:
+    def start(self, give_up: Optional[Callable[[], Optional[str]]] = None) -> None:
         """Launch the kernel and wait until it answers ``kernel_info``.
+
+        Args:
+            give_up: asked while waiting; a reason (text) ends the wait at once with it (the run's
+                memory killed the kernel: no need to wait out :data:`KERNEL_STARTUP_TIMEOUT`).
 
         Raises:
             Exception: whatever kept it from starting (see :meth:`log_tail`); call :meth:`stop`.
@@ -288,7 +319,7 @@ class Kernel:
             self.proc = subprocess.Popen(argv, cwd=files.path, env=env, stdin=subprocess.DEVNULL,
                                          stdout=self._log, stderr=self._log, start_new_session=True,
                                          preexec_fn=iso.child_setup(self.limits))
-        kc = _Client()
+        kc = _Client(context=shared_context())
         kc.load_connection_info(info)
         kc.files, kc.alive = files, self.alive
         kc.deadline = time.monotonic() + KERNEL_STARTUP_TIMEOUT
@@ -297,18 +328,21 @@ class Kernel:
         # shell and IOPub only: stdin (no input() is allowed) and control (interrupts are signals)
         # would be sockets the kernel could fill with messages nobody reads
         kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
-        self._wait_ready(kc.deadline)
+        self._wait_ready(kc.deadline, give_up)
 
-    def _wait_ready(self, deadline: float) -> None:
+    def _wait_ready(self, deadline: float, give_up: Optional[Callable[[], Optional[str]]] = None) -> None:
         """Until the kernel answers ``kernel_info`` and its IOPub messages arrive (jupyter_client's
         ``wait_for_ready`` rule), then drop the start-up messages.
 
         Raises:
-            RuntimeError: the kernel exited or did not answer by ``deadline``.
+            RuntimeError: the kernel exited or did not answer by ``deadline``, or ``give_up`` gave a reason.
         """
         kc = self.kc
         assert kc is not None
         while True:
+            why = give_up() if give_up is not None else None
+            if why:
+                raise RuntimeError(f"the kernel did not start: {why}")
             if not self.alive():
                 raise RuntimeError(f"the kernel exited during start-up (exit code {self.exit_code()})")
             if time.monotonic() > deadline:

@@ -8,8 +8,9 @@ held for the session's whole life. Variables, imports and files persist from cel
 Lifecycle and limits (one :class:`SessionManager` per executor; the server and ``LocalSandbox``
 each own one):
 
-* at most ``max_sessions`` live sessions (kernels being started included); one more raises
-  :class:`~judgebox.sandbox.errors.Overloaded` (HTTP 504 + ``Retry-After``);
+* at most ``max_sessions`` live sessions (kernels being started included), and only while the
+  server's file descriptors hold one more (:mod:`~judgebox.sandbox.sessions.descriptors`); one more
+  raises :class:`~judgebox.sandbox.errors.Overloaded` (HTTP 504 + ``Retry-After``);
 * a session uses CPU only while a cell runs: between cells every process of the session is frozen
   (cgroup v2 ``cgroup.freeze``, v1 ``freezer.state``), so a thread or daemon a cell left behind
   computes nothing while the session is idle; callers hold an execution slot only while a cell
@@ -22,7 +23,10 @@ each own one):
   lost). Output printed before the timeout is returned either way;
 * a kernel that dies (``os._exit``, the memory limit, the CPU budget ``session_cpu_limit``) or is
   killed is replaced by a fresh one at the next call, in the same working directory (files stay);
-  the first result after the loss says ``state="lost"`` with the reason in ``message``;
+  the first result after the loss says ``state="lost"`` with the reason in ``message``. A session
+  whose own files leave no room for a kernel (they fill its memory limit, or its disk when the
+  kernel's files are written) answers ``Failed`` at once (``MemoryLimitExceeded``, or ``KernelDied``
+  for the disk), never ``SandboxError``: it is the program's doing;
 * a session idle for its ``idle_timeout`` is closed by a reaper thread; a closed session's kernel,
   every process it started, its cgroup, uid lease and working directory are gone.
 
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import re
 import secrets
@@ -56,6 +61,8 @@ from judgebox.sandbox.models import (
     SessionRunResult,
 )
 
+from .descriptors import SESSION_FDS, fd_limit, headroom, reserve, session_fits
+
 if TYPE_CHECKING:
     from .kernel import Kernel
 
@@ -65,12 +72,37 @@ log = logging.getLogger("judgebox.sessions")
 REAP_INTERVAL_S = 1.0
 #: Seconds a close waits for a running cell to end after its kernel was killed (then cleans up anyway).
 CLOSE_WAIT_S = 10.0
+#: MiB of its memory limit under which a session's kernel is not even started (ipykernel alone
+#: takes about 45 MiB): its files fill the rest. Above it, a start the memory limit kills is seen
+#: at once (the wait for the kernel gives up), never after the start-up timeout.
+KERNEL_START_MB = 32
 #: Closed session ids remembered (with the reason) for the 404 message.
 _REMEMBER_CLOSED = 4096
 
 
 class SessionStartError(RuntimeError):
     """The session's kernel could not start (infrastructure, HTTP 500)."""
+
+
+def _is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` or an exception it was raised from is ``ENOSPC``/``EDQUOT`` (a full disk)."""
+    return _errno_in_chain(exc, (errno.ENOSPC, errno.EDQUOT))
+
+
+def out_of_descriptors(exc: BaseException) -> bool:
+    """Whether ``exc``, or an exception it was raised from, is ``EMFILE``/``ENFILE`` (an ``OSError``
+    or a ``zmq.ZMQError``): the process or the host ran out of file descriptors."""
+    return _errno_in_chain(exc, (errno.EMFILE, errno.ENFILE))
+
+
+def _errno_in_chain(exc: Optional[BaseException], numbers: tuple[int, ...]) -> bool:
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if getattr(exc, "errno", None) in numbers:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 class KernelSession:
@@ -103,6 +135,7 @@ class KernelSession:
         self._cleanup_lock = threading.Lock()
         self._stack = contextlib.ExitStack()
         self._cleaned = False
+        self._oom_at_start = False  # the memory limit killed the kernel being started
 
     # ---------------------------------------------------------------- lifecycle
     def open(self) -> None:
@@ -133,8 +166,14 @@ class KernelSession:
         s = self.executor.settings
         limits = replace(self.executor.limits(s.max_run_timeout), wall_limit=s.session_cpu_limit)
         kernel = Kernel(self.executor, self.iso, self.workdir, limits)
+        self._oom_at_start = False
+
+        def killed_for_memory() -> Optional[str]:
+            self._oom_at_start = self._oom_at_start or self._memory_exceeded()
+            return "the session's memory limit killed it" if self._oom_at_start else None
+
         try:
-            kernel.start()
+            kernel.start(killed_for_memory)
         except Exception as exc:
             kernel.stop()
             tail = kernel.log_tail()
@@ -285,11 +324,23 @@ class KernelSession:
                           else f"the kernel died while idle (exit code {rc})")
             self._stop_kernel()
         if self.kernel is None:
-            try:
-                self._start_kernel()
-            except SessionStartError as exc:
-                return SessionRunResult(status=RunStatus.SandboxError, message=str(exc), executor_pod_name=pod,
-                                        state="lost" if self._lost else "kept")
+            full = self._no_room_for_a_kernel()
+            if not full:
+                try:
+                    self._start_kernel()
+                except SessionStartError as exc:
+                    full = self._no_room_for_a_kernel(exc)
+                    if not full:
+                        return SessionRunResult(status=RunStatus.SandboxError, message=str(exc),
+                                                executor_pod_name=pod, state="lost" if self._lost else "kept")
+            if full:  # the session's own doing: the program's failure, at once, never SandboxError
+                ename, why = full
+                state, message = ("lost", f"state lost before this cell: {self._lost}; {why}") if self._lost \
+                    else ("kept", why)  # as after session_cpu_limit: a loss is said once
+                self._lost = ""
+                return SessionRunResult(status=RunStatus.Failed, error={"ename": ename, "evalue": why, "traceback": []},
+                                        memory_exceeded=ename == "MemoryLimitExceeded", state=state,
+                                        message=message, executor_pod_name=pod)
         state, message = ("lost", f"state lost before this cell: {self._lost}") if self._lost else ("kept", "")
         self._lost = ""
         kernel = self.kernel
@@ -336,6 +387,24 @@ class KernelSession:
             display_truncated=cell.display_truncated, error_truncated=cell.error_truncated, message=message,
             executor_pod_name=pod)
 
+    def _no_room_for_a_kernel(self, failed: Optional[BaseException] = None) -> Optional[tuple[str, str]]:
+        """``(ename, why)`` when the session's own files leave no room for a kernel (checked before
+        a restart, and after a start that ``failed``), else ``None``: its files fill its memory limit
+        (tmpfs pages count towards it) so that less than :data:`KERNEL_START_MB` is left, the memory
+        limit killed the starting kernel, or its disk was full when the kernel's files were written."""
+        used = self.iso.disk_used() if self.iso.disk_used is not None else 0
+        left_MB = (self.memory_MB << 20) - used >> 20
+        if left_MB < KERNEL_START_MB or (failed is not None and self._oom_at_start):
+            return "MemoryLimitExceeded", (
+                f"no kernel can start: the session's files take {used >> 20} MiB of its memory limit of "
+                f"{self.memory_MB} MiB (files on its disk count towards it), leaving {max(left_MB, 0)} MiB, "
+                "too little for a kernel (about 45 MiB); the files stay, so create a new session")
+        if failed is not None and (_is_disk_full(failed) or (self.iso.disk_exceeded is not None
+                                                              and self.iso.disk_exceeded())):
+            return "KernelDied", ("no kernel can start: the session's disk is full (disk_limit_MB) and the "
+                                  "kernel's own files could not be written; create a new session")
+        return None
+
     def _stop_kernel(self) -> None:
         """Stop the kernel (every process of the session goes; the folder stays)."""
         kernel, self.kernel = self.kernel, None
@@ -378,17 +447,21 @@ class SessionManager:
         return len(self._sessions) + self._starting
 
     def create(self, request: CreateSessionRequest) -> SessionInfo:
-        """Start a session. Raises :class:`Overloaded` (``reason="max_sessions"``) when
-        ``max_sessions`` are live, :class:`SessionStartError` when the kernel does not start."""
+        """Start a session.
+
+        Raises:
+            Overloaded: (HTTP 504 with ``Retry-After``) ``max_sessions`` are live
+                (``reason="max_sessions"``), or the server's descriptors leave no room for one more
+                session (``reason="fd_headroom"``: :mod:`~judgebox.sandbox.sessions.descriptors`; also
+                when a descriptor could not be had while the kernel started).
+            SessionStartError: the kernel did not start (infrastructure, HTTP 500).
+        """
         s = self.executor.settings
         missing = self.executor.unsupported("python")
         if missing:
             raise SessionStartError(missing)
         with self._lock:
-            if self.live >= self.max_sessions:
-                raise Overloaded(f"{self.live} live sessions (max_sessions={self.max_sessions}): close "
-                                 "sessions or wait for idle ones to be reaped", "max_sessions",
-                                 retry_after=REAP_INTERVAL_S * 5)
+            self.check_room()
             self._starting += 1
             if self._reaper is None:
                 self._reaper = threading.Thread(target=self._reap_loop, name="judgebox-session-reaper",
@@ -399,12 +472,32 @@ class SessionManager:
                                 min(request.idle_timeout, s.max_session_idle_timeout))
         try:
             session.open()
+        except SessionStartError as exc:
+            if out_of_descriptors(exc):  # everything it made is released: it is a refusal, not a failure
+                raise self._no_descriptors(f"a descriptor could not be had ({exc})") from None
+            raise
         finally:
             with self._lock:
                 self._starting -= 1
         with self._lock:
             self._sessions[sid] = session
         return session.info()
+
+    def check_room(self) -> None:
+        """Raise :class:`Overloaded` (HTTP 504, ``Retry-After``) unless one more session may start:
+        fewer than ``max_sessions`` live, and descriptors left for it (:func:`session_fits`)."""
+        if self.live >= self.max_sessions:
+            raise Overloaded(f"{self.live} live sessions (max_sessions={self.max_sessions}): close "
+                             "sessions or wait for idle ones to be reaped", "max_sessions",
+                             retry_after=REAP_INTERVAL_S * 5)
+        if not session_fits(self.executor.settings.max_concurrency, self._starting):
+            raise self._no_descriptors(f"{headroom()} left of {fd_limit()}")
+
+    def _no_descriptors(self, why: str) -> Overloaded:
+        return Overloaded(f"no file descriptors left for one more session ({why}; a session holds about "
+                          f"{SESSION_FDS}, {reserve(self.executor.settings.max_concurrency)} are kept for runs): "
+                          f"close sessions, or raise the server's open-files limit (ulimit -n)",
+                          "fd_headroom", retry_after=REAP_INTERVAL_S * 5)
 
     def get(self, session_id: str) -> KernelSession:
         """The live session ``session_id``. Raises :class:`SessionNotFound` saying why it is unknown."""

@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Mapping, Optional
 
-from .prebuilt import background
+from .builds import run_build
 
 log = logging.getLogger("judgebox.prebuilt")
 
@@ -74,13 +74,12 @@ class GoStd:
 
     def warm(self) -> bool:
         """Whether the standard library is in the cache: ``go build std`` when the stamp is missing
-        (blocking; in the background, :func:`~judgebox.sandbox.speedups.prebuilt.background`). A failed build is logged and returns ``False`` (compiles still work)."""
+        (blocking; in the background, :func:`~judgebox.sandbox.speedups.builds.run_build`). A failed or stopped build is logged and returns ``False`` (compiles still work)."""
         if os.path.isfile(self.stamp):
             return True
         fresh_trim(self.cache)
         try:
-            done = subprocess.run([self.go, "build", "std"], env=self.env, cwd=self.cache, capture_output=True,
-                                  text=True, timeout=WARM_TIMEOUT_S, preexec_fn=background)
+            done = run_build([self.go, "build", "std"], WARM_TIMEOUT_S, env=self.env, cwd=self.cache)
         except (OSError, subprocess.TimeoutExpired) as exc:
             log.warning("compiling Go's standard library into %s failed: %s", self.cache, exc)
             return False

@@ -15,8 +15,9 @@ import subprocess
 import tempfile
 from typing import Optional, Sequence
 
+from .builds import run_build
 from .compile_cache import toolchain_id
-from .prebuilt import Plan, Prebuilt, background
+from .prebuilt import Plan, Prebuilt
 
 #: The archive's file name in its folder.
 ARCHIVE = "javac.jsa"
@@ -72,10 +73,8 @@ def _plan(key: tuple[str, ...]) -> Optional[Plan]:
         with tempfile.TemporaryDirectory(prefix="judgebox-javac-train-") as work:
             with open(os.path.join(work, "Main.java"), "w") as f:
                 f.write(_TRAINING)
-            out = subprocess.run([javac, *jflags, f"-J-XX:ArchiveClassesAtExit={os.path.join(folder, ARCHIVE)}",
-                                  "-encoding", "UTF-8", "-d", work, os.path.join(work, "Main.java")],
-                                 capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
-                                 preexec_fn=background)
+            out = run_build([javac, *jflags, f"-J-XX:ArchiveClassesAtExit={os.path.join(folder, ARCHIVE)}",
+                             "-encoding", "UTF-8", "-d", work, os.path.join(work, "Main.java")], 600)
         if out.returncode != 0 or not os.path.isfile(os.path.join(folder, ARCHIVE)):
             raise RuntimeError(f"javac training exited {out.returncode}: {(out.stdout + out.stderr)[-2000:]}")
 

@@ -29,8 +29,9 @@ import re
 import subprocess
 from typing import NamedTuple, Optional, Sequence
 
+from .builds import run_build
 from .compile_cache import toolchain_id
-from .prebuilt import Plan, Prebuilt, background
+from .prebuilt import Plan, Prebuilt
 
 #: The header that is precompiled (as written in ``#include <...>``).
 HEADER = "bits/stdc++.h"
@@ -134,9 +135,7 @@ def _plan(key: PchKey) -> Optional[Plan]:
                 f.writelines(f"#include <{name}>\n" for name in (*lead, HEADER))
         else:
             os.makedirs(os.path.join(folder, "bits"), mode=0o755)
-        out = subprocess.run([compiler, *flags, "-x", "c++-header", source, "-o", os.path.join(folder, product)],
-                             capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL,
-                             preexec_fn=background)
+        out = run_build([compiler, *flags, "-x", "c++-header", source, "-o", os.path.join(folder, product)], 900)
         if out.returncode != 0:
             raise RuntimeError(f"g++ exited {out.returncode}: {out.stderr[-2000:]}")
 

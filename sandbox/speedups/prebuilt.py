@@ -25,15 +25,6 @@ from typing import Callable, Hashable, Optional
 log = logging.getLogger("judgebox.prebuilt")
 
 
-def background() -> None:
-    """``preexec_fn`` of an artifact build: run only on CPU the runs leave idle (``SCHED_IDLE``, else
-    ``nice 19``), so a fresh server's first requests do not share their cores with the builds."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        os.nice(19)
-
-
 @dataclass(frozen=True)
 class Plan:
     """How to make one artifact.
@@ -54,7 +45,7 @@ class Plan:
 
 class Prebuilt:
     """One kind of artifact, any number of variants (thread-safe; builds run one at a time, in the
-    background: :func:`background`).
+    background: :func:`~judgebox.sandbox.speedups.builds.run_build`).
 
     Args:
         root: folder of the artifacts (made 0755).

@@ -8,6 +8,7 @@ is served one ``run_tests`` per item.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 import httpx
@@ -192,3 +193,47 @@ def test_a_bad_item_is_worded_alike_by_the_server_the_client_and_the_embedded_sa
     with SandboxClient(live_server) as client:
         assert [r.detail for r in client.run_tests_batch(bad)] == server
     assert [r.detail for r in LocalSandbox().run_tests_batch(bad)] == server
+
+
+# ---------------------------------------------------------------- a batch's memory (issue 37, finding 7)
+FLOOD = {"code": "import sys\nc = '\\x01' * 65536\nwhile True:\n    sys.stdout.write(c)\n    sys.stderr.write(c)\n",
+         "language": "python", "run_timeout": 0.5, "cases": [{}, {}]}
+
+
+def sent_bytes(r: RunTestsResponse) -> int:
+    """The bytes of JSON text the programs' output of ``r`` takes in an answer."""
+    return sum(len(json.dumps(s, ensure_ascii=False).encode()) - 2
+               for x in r.run_results if x for s in (x.stdout, x.stderr))
+
+
+def test_the_response_budget_counts_the_bytes_sent():
+    """Finding 7: ``response_limit_bytes`` counted the program's bytes, and each control character
+    is 6 bytes of JSON (``\\u0001``): a 1 MiB budget sent 6 MiB. It counts what is sent."""
+    r = LocalSandbox(response_limit_bytes=1 << 20).run_tests(FLOOD)
+    assert sent_bytes(r) <= 1 << 20 and r.run_results[0].stdout.startswith("\x01")
+    assert r.run_results[-1].stderr_truncated
+
+
+def test_a_batch_holds_a_bounded_answer_and_refused_items_are_sent_again(live_server_factory):
+    """Finding 7: every item of a batch held its own budget until the whole answer was built at the
+    end (+1 GiB of server memory for 4 items of ``"\\x01"`` floods, +3 GiB for 16;
+    ``tests/bench/bench_batch_memory.py``). A batch's answer now holds at most (max_concurrency + 1)
+    item budgets: items past it are their own 504 with ``Retry-After`` (not run), which
+    ``SandboxClient`` sends again until each has its result."""
+    server = live_server_factory("--max-concurrency", "1", "--response-limit-bytes", str(1 << 20),
+                                 "--fetch-limit-bytes", "1024")
+    with httpx.stream("POST", f"{server.url}/run_tests_batch", json={"requests": [FLOOD] * 8}, timeout=300) as raw:
+        body = b"".join(raw.iter_raw())
+    assert raw.status_code == 200
+    assert len(body) <= 2 * ((1 << 20) + 1024) + (64 << 10)  # was 8 items x 6 MiB
+    results = RunTestsBatchResponse.model_validate_json(body).results
+    ran = [r for r in results if isinstance(r, RunTestsResponse)]
+    refused = [r for r in results if isinstance(r, BatchItemError)]
+    assert ran and refused and len(ran) + len(refused) == 8
+    assert all(sent_bytes(r) <= 1 << 20 for r in ran)
+    assert all(e.status_code == 504 and e.retry_after >= 1 and "max_concurrency + 1" in e.detail for e in refused)
+    assert 'judgebox_rejections_total{reason="batch_budget"}' in httpx.get(f"{server.url}/metrics").text
+    with SandboxClient(server.url, **FAST) as client:
+        got = client.run_tests_batch([FLOOD] * 4)
+    assert [type(r) for r in got] == [RunTestsResponse] * 4
+    assert all(r.run_results[0].stdout.startswith("\x01") and sent_bytes(r) <= 1 << 20 for r in got)

@@ -178,3 +178,37 @@ def test_the_scratch_folders_own_times_do_not_carry_a_message_between_cases(loca
                                  "cases": [{"stdin": "send"}, {"stdin": "read"}, {"stdin": "read"}]})
     seen = [x.stdout for x in r.run_results]
     assert seen[0] == seen[1] == seen[2], seen
+
+
+# ---------------------------------------------------------------- allocated blocks (issue 37, finding 12)
+ALLOCATION = r'''
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
+me, zeros = os.path.abspath(__file__), 'zeros.bin'
+size = os.stat(me).st_size
+fd = os.open(zeros, os.O_RDONLY)
+print(os.stat(me).st_blocks, os.stat(zeros).st_blocks, os.lseek(fd, 0, os.SEEK_HOLE))
+os.close(fd)
+KEEP_SIZE, PUNCH_HOLE = 1, 2
+for path, mode, at, length in ((me, KEEP_SIZE, size, 37 * 4096),  # blocks past the end
+                               (zeros, KEEP_SIZE | PUNCH_HOLE, 4096, 4096)):  # a hole in zeros
+    fd = os.open(path, os.O_RDWR)
+    assert libc.fallocate(fd, mode, at, length) == 0, os.strerror(ctypes.get_errno())
+    os.close(fd)
+'''
+
+
+def test_allocated_blocks_do_not_carry_a_value_between_cases(local_sandbox):
+    """Issue 37, finding 12: ``fallocate(FALLOC_FL_KEEP_SIZE)`` past the end of the program's own
+    file (or a hole punched in a file of zeros) changes neither its size nor its content, so the
+    byte-by-byte reset kept it, and case 2 read the value case 1 put in ``st_blocks`` (8 -> 304) or
+    in the ``SEEK_HOLE`` map. Every file is written anew: each case sees the snapshot's blocks."""
+    r = local_sandbox.run_tests({"code": ALLOCATION, "language": "python",
+                                 "files": {"zeros.bin": base64.b64encode(bytes(4 * 4096)).decode()},
+                                 "cases": [{}, {}, {}]})
+    assert r.status == "Success", [x.stderr for x in r.run_results]
+    seen = [x.stdout for x in r.run_results]
+    blocks, zero_blocks, hole = map(int, seen[0].split())
+    assert (zero_blocks, hole) == (32, 4 * 4096)  # dense as written: 4 pages, the first hole at the end
+    assert seen == [seen[0]] * 3

@@ -93,8 +93,8 @@ def test_fetching_a_folder_is_skipped_not_a_server_error(run_code):
 
 def test_fetch_limit_is_one_budget_for_the_whole_request(local_sandbox):
     """The 64 MiB fetch limit applied per case: 8 cases returned 480 MiB. It is the request's, all
-    its cases and its own fetch_files together."""
-    sandbox = local_sandbox.__class__(fetch_limit_bytes=3 << 20)
+    its cases and its own fetch_files together, counted as sent (base64: 5 MiB holds three 1 MiB files)."""
+    sandbox = local_sandbox.__class__(fetch_limit_bytes=5 << 20)
     code = "open('out.bin', 'wb').write(b'x' * (1 << 20))"
     r = sandbox.run_tests({"code": code, "language": "python", "fetch_files": ["out.bin"],
                            "cases": [{"fetch_files": ["out.bin"]} for _ in range(5)]})

@@ -8,6 +8,7 @@ header and with prebuilt artifacts off and compares the runs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
@@ -156,8 +157,43 @@ def test_artifact_builds_run_only_on_idle_cpu():
     import subprocess
     import sys
 
-    from judgebox.sandbox.speedups.prebuilt import background
+    from judgebox.sandbox.speedups.builds import background
 
     out = subprocess.run([sys.executable, "-c", "import os; print(os.sched_getscheduler(0) == os.SCHED_IDLE)"],
                          preexec_fn=background, capture_output=True, text=True, check=True)
     assert out.stdout == "True\n"
+
+
+def _children(pid: int) -> dict[int, str]:
+    """``{pid: command line}`` of the live children of ``pid``."""
+    from tests.sandbox.procs import _proc_table
+
+    return {p: cmd for p, ppid, state, cmd in _proc_table() if ppid == pid and state != "Z"}
+
+
+@pytest.mark.skipif(not shutil.which("go"), reason="go not installed")
+def test_sigterm_ends_the_servers_background_builds(live_server_factory, tmp_path):
+    """Issue 37, finding 13: SIGTERM to ``judgebox serve`` left its background ``go build std`` (a
+    cold Go cache: tens of seconds of CPU) running as an orphan of init. The server ends every
+    background build when it shuts down."""
+    import signal
+    import time
+
+    server = live_server_factory(env={"JUDGEBOX_WORKDIR_ROOT": str(tmp_path)})  # a cold Go cache of its own
+    deadline, builds = time.monotonic() + 60, {}
+    while time.monotonic() < deadline and not builds:
+        builds = {p: cmd for p, cmd in _children(server.process.pid).items() if cmd.endswith("go build std")}
+        time.sleep(0.1)
+    assert builds, f"no go build std under the server: {_children(server.process.pid)}"
+    try:
+        os.kill(server.process.pid, signal.SIGTERM)
+        server.process.wait(60)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in builds):
+            time.sleep(0.1)
+        left = [p for p in builds if os.path.exists(f"/proc/{p}")]
+        assert not left, f"go build std outlived the server: {left}"
+    finally:
+        for pid in builds:  # only the build this test's server started
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

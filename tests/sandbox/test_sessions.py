@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 
 import pytest
 
@@ -174,3 +175,50 @@ def test_a_server_holding_more_fds_than_max_open_files_still_starts_kernels_and_
     finally:
         for fd in held:
             os.close(fd)
+
+
+# ---------------------------------------------------------------- a session's own full disk or memory (issue 37, finding 11)
+FILL_DISK = ("import errno, os\ni, full = 0, False\n"
+             "while not full:\n"  # files of at most 200 MiB (RLIMIT_FSIZE) until the disk is full
+             "    fd = os.open(f'fill{i}', os.O_WRONLY | os.O_CREAT); i += 1\n"
+             "    try:\n        for _ in range(200):\n            os.write(fd, b'x' * (1 << 20))\n"
+             "    except OSError as e:\n        full = e.errno == errno.ENOSPC\n    os.close(fd)\n"
+             "fd = os.open('last', os.O_WRONLY | os.O_CREAT)\n"
+             "try:\n    while True:\n        os.write(fd, b'x' * 4096)\n"
+             "except OSError:\n    pass\nos._exit(1)\n")
+#: a writer smaller than the kernel fills the session's memory with files; the memory limit kills the kernel
+FILL_MEMORY = ("import os, subprocess, time\n"
+               "subprocess.Popen(['sh', '-c', 'i=0; while :; do cat /dev/zero > f$i; i=$((i+1)); done'])\n"
+               "time.sleep(30)\n")
+
+
+def test_a_session_whose_disk_is_full_restarts_and_can_free_it(open_session):
+    """Finding 11 (disk): a cell filled the session's disk and ended its kernel; the next kernel
+    failed every cell (ipykernel probes the temporary folder by writing a file: "No usable temporary
+    directory"), the one that would free space too. It starts with its temporary folder set: cells
+    run, and freeing space works."""
+    s = open_session()
+    s.run("x = 1")
+    assert s.run(FILL_DISK, timeout=120).state == "lost"
+    r = s.run("print(1)")
+    assert (r.status, r.stdout, r.error) == ("Success", "1\n", None)
+    r = s.run("import os\nfor p in os.listdir('.'):\n    if p.startswith('fill'): os.remove(p)\n"
+              "open('new.txt', 'w').write('ok'); print(open('new.txt').read())")
+    assert (r.status, r.stdout) == ("Success", "ok\n")
+
+
+def test_a_session_whose_files_fill_its_memory_fails_as_the_program_not_the_sandbox(open_session):
+    """Finding 11 (memory): files count towards the session's memory limit, so once they filled it
+    no kernel could start again: every later call was ``SandboxError`` ("kernel failed to start";
+    ``code_interpreter``: "sandbox unavailable (infrastructure, not your code)"). It is the
+    program's failure: ``Failed``, ``MemoryLimitExceeded``, saying to create a new session, at once."""
+    s = open_session(memory_limit_MB=256)
+    s.run("x = 1")
+    r = s.run(FILL_MEMORY, timeout=60)
+    assert (r.status, r.state, r.memory_exceeded) == ("Failed", "lost", True)
+    for _ in range(2):
+        start = time.monotonic()
+        r = s.run("print(1)")
+        assert time.monotonic() - start < 30  # never the kernel start-up timeout (60 s) holding a slot
+        assert (r.status, r.memory_exceeded, (r.error or {}).get("ename")) == ("Failed", True, "MemoryLimitExceeded"), r
+        assert "no kernel can start" in r.message and "create a new session" in r.message
