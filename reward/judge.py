@@ -87,7 +87,8 @@ def warn_unknown(where: str, j: Judgement) -> None:
 
 
 def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
-          stop_on_first_failure: bool = False, on_tamper: Optional[str] = None) -> Judgement:
+          stop_on_first_failure: bool = False, on_tamper: Optional[str] = None,
+          total_timeout: Optional[float] = None) -> Judgement:
     """Judge ``code`` against ``spec`` with one ``client.run_tests`` call (two with a checker program).
 
     Args:
@@ -100,6 +101,10 @@ def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
         on_tamper: ``"report"`` (tamper signals beside the verdict) or ``"reject"`` (a sample with
             any signal is ``wrong_answer``, not run); ``None``: ``spec.on_tamper``
             (:mod:`judgebox.reward.tamper`).
+        total_timeout: seconds the sandbox may spend running the tests, all together (the request's
+            ``total_timeout``): past it the tests not run are ``time_limit_exceeded``, so a slow
+            program is a timeout, never a call that outlived its caller's deadline (``None``: the
+            server's ``max_request_seconds``).
 
     Returns:
         a :class:`~judgebox.reward.verdict.Judgement` with its ``tamper_signals`` and ``forgeable``; never
@@ -109,7 +114,7 @@ def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
         ValueError: ``on_tamper`` is not ``"report"``, ``"reject"`` or ``None``.
     """
     client = client or default_client()
-    job = _Judging(spec, code, stop_on_first_failure, on_tamper)
+    job = _Judging(spec, code, stop_on_first_failure, on_tamper, total_timeout)
     missing = spec_missing_libraries(client, sandbox_language(spec), spec.prelude, spec.libraries)
     if missing:
         return job.missing(missing)
@@ -117,7 +122,8 @@ def judge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
 
 
 def judge_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client: Optional[SandboxClient] = None,
-                stop_on_first_failure: bool = False, on_tamper: Optional[str] = None) -> list[Judgement]:
+                stop_on_first_failure: bool = False, on_tamper: Optional[str] = None,
+                total_timeout: Optional[float] = None) -> list[Judgement]:
     """Judge ``codes[i]`` against ``specs[i]`` for every ``i`` with one
     :meth:`~judgebox.sandbox.client.client.SandboxClient.run_tests_batch` call per round (a second
     round only for the submissions whose checker program must run): over HTTP that is one
@@ -126,7 +132,8 @@ def judge_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client: Opti
     Args:
         specs, codes: equal-length sequences; the arguments of :func:`judge` for each submission.
         client: the sandbox client (default: :func:`default_client`).
-        stop_on_first_failure, on_tamper: as for :func:`judge`.
+        stop_on_first_failure, on_tamper, total_timeout: as for :func:`judge` (``total_timeout``
+            for each submission's tests).
 
     Returns:
         one :class:`~judgebox.reward.verdict.Judgement` per code, in order: the verdict :func:`judge`
@@ -139,7 +146,7 @@ def judge_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client: Opti
     if len(specs) != len(codes):
         raise ValueError(f"specs/codes: {len(specs)} specs for {len(codes)} codes; pass one spec per code")
     client = client or default_client()
-    jobs = [_Judging(spec, code, stop_on_first_failure, on_tamper) for spec, code in zip(specs, codes)]
+    jobs = [_Judging(spec, code, stop_on_first_failure, on_tamper, total_timeout) for spec, code in zip(specs, codes)]
     steps: list[Any] = []
     for spec, job in zip(specs, jobs):
         missing = spec_missing_libraries(client, sandbox_language(spec), spec.prelude, spec.libraries)
@@ -161,10 +168,11 @@ def judge_batch(specs: Sequence[TestSpec], codes: Sequence[str], *, client: Opti
 
 
 async def ajudge(spec: TestSpec, code: str, *, client: Optional[SandboxClient] = None,
-                 stop_on_first_failure: bool = False, on_tamper: Optional[str] = None) -> Judgement:
+                 stop_on_first_failure: bool = False, on_tamper: Optional[str] = None,
+                 total_timeout: Optional[float] = None) -> Judgement:
     """Async :func:`judge` (same arguments, result and errors); the sandbox call is awaited."""
     client = client or default_client()
-    job = _Judging(spec, code, stop_on_first_failure, on_tamper)
+    job = _Judging(spec, code, stop_on_first_failure, on_tamper, total_timeout)
     missing = (await asyncio.to_thread(spec_missing_libraries, client, sandbox_language(spec), spec.prelude,
                                        spec.libraries)
                if spec.prelude or spec.libraries else [])  # no thread hop for the common plain spec
@@ -185,10 +193,11 @@ def tamper_signals(spec: TestSpec, code: str) -> list[TamperSignal]:
 class _Judging:
     """The state of judging one submission: plan, sandbox responses, per-test results."""
 
-    def __init__(self, spec: TestSpec, code: str, stop: bool, on_tamper: Optional[str] = None) -> None:
+    def __init__(self, spec: TestSpec, code: str, stop: bool, on_tamper: Optional[str] = None,
+                 total_timeout: Optional[float] = None) -> None:
         if on_tamper not in (None, *ON_TAMPER):
             raise ValueError(f"on_tamper: {on_tamper!r} is not one of {', '.join(ON_TAMPER)} (or None: the spec's)")
-        self.spec, self.code, self.stop = spec, code, stop
+        self.spec, self.code, self.stop, self.total_timeout = spec, code, stop, total_timeout
         self.reject = (on_tamper or spec.on_tamper) == "reject"
         self.signals = tamper_signals(spec, code)
         self.forgeable = forgeable(spec)
@@ -227,7 +236,7 @@ class _Judging:
     def start(self) -> "RunTestsRequest | Judgement":
         try:
             self.spec.check_data()
-            plan = build_plan(self.spec, self.code, stop_on_first_failure=self.stop)
+            plan = build_plan(self.spec, self.code, stop_on_first_failure=self.stop, total_timeout=self.total_timeout)
         except TestDataError as exc:
             return self.whole(Verdict.test_data_error, str(exc))
         except ValidationError as exc:  # e.g. a language name the sandbox API does not know
@@ -274,6 +283,7 @@ class _Judging:
         if self.batched:
             self.results = self.unbatch(resp.run_results[0])
             return self.summary()
+        self._earlier = [r for r in resp.run_results]  # what each case sent, for outputs the budget cut
         self.results = [self.one(i, run) for i, run in enumerate(resp.run_results)]
         pending = [r for r in self.results if r.verdict == Verdict.accepted and self.needs_program_checker]
         if pending:
@@ -416,6 +426,11 @@ class _Judging:
                               f"{self.spec.output_file!r} (or wrote more than the sandbox returns)").strip()
                 return Verdict.wrong_answer
             out = base64.b64decode(written).decode("utf-8", "replace")
+        elif run.stdout_truncated and run.output_budget_exhausted and self.flooded_before(i):
+            res.stderr = (res.stderr + "\n[judgebox] output limit exceeded: the program's output of the earlier "
+                          "cases used up the response's budget (response_limit_bytes), so this case's output was "
+                          "cut").strip()
+            return Verdict.wrong_answer
         elif run.stdout_truncated:
             return self.truncated_verdict(out, case.expected, res)
         if self.needs_program_checker:
@@ -425,6 +440,15 @@ class _Judging:
             return Verdict.accepted
         res.needs_checker = self.spec.multiple_answers
         return Verdict.wrong_answer
+
+    def flooded_before(self, i: int) -> bool:
+        """Whether the program's output of the cases before ``i`` (stdout and stderr as they came back)
+        was larger than those cases' expected outputs: then the response's shared output budget, which
+        ran out at case ``i``, was used up by the program, not by the test data (whose outputs would
+        need a larger ``response_limit_bytes``: :meth:`truncated_verdict` says so)."""
+        runs = getattr(self, "_earlier", [])[:i]
+        sent = sum(len((r.stdout or "").encode()) + len((r.stderr or "").encode()) for r in runs if r is not None)
+        return sent > sum(len(c.expected.encode()) for c in self.spec.stdio[:i])
 
     def truncated_verdict(self, out: str, expected: str, res: TestResult) -> Verdict:
         """The verdict of a stdout cut at the sandbox output limit (``out`` came back, ``expected`` is

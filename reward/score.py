@@ -92,7 +92,8 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
         kwargs (all optional): ``sandbox_fusion_url``/``sandbox_url`` (default: environment, else
             embedded), ``score_mode`` (``"binary"`` default, or ``"pass_rate"``), ``language``,
             ``extract_policy`` (``"last"``/``"first"``), ``stop_on_first_failure`` (binary mode
-            only; default True), ``total_timeout`` (seconds for the whole call, default 600),
+            only; default True), ``total_timeout`` (seconds for the whole call, default 600; the
+            sandbox stops the tests at :func:`tests_budget` of it and reports the rest as timeouts),
             ``memory_limit_mb`` (MiB) and ``run_timeout`` (seconds per test) overriding the spec,
             ``concurrent_semaphore`` (held while the sandbox runs this submission),
             ``infra_score`` (score reported when the verdict is unknown, default 0.0; check
@@ -124,10 +125,11 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
     except SandboxUnavailable as exc:  # a dead URL is the sandbox's failure, told in seconds
         return _score(Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests, message=str(exc)), binary, kwargs)
     stop = binary and kwargs.get("stop_on_first_failure", True)
+    total = float(kwargs.get("total_timeout", 600))
     future = _pool.submit(_judge_gated, kwargs.get("concurrent_semaphore"), spec, code, client, stop,
-                          _on_tamper(kwargs))
+                          _on_tamper(kwargs), total)
     try:
-        j = future.result(timeout=float(kwargs.get("total_timeout", 600)))
+        j = future.result(timeout=total)
     except concurrent.futures.TimeoutError:
         j = Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests, message="total_timeout exceeded")
     return _score(j, binary, kwargs)
@@ -170,10 +172,11 @@ def compute_score_batch(data_sources: Optional[Sequence[Optional[str]]] = None,
         judgements = [Judgement(verdict=Verdict.infra_error, n_total=s.n_tests, message=str(exc)) for s in specs]
     else:
         stop = binary and kwargs.get("stop_on_first_failure", True)
+        total = float(kwargs.get("total_timeout", 600))
         future = _pool.submit(_gated, kwargs.get("concurrent_semaphore"), judge_batch, specs, codes, client=client,
-                              stop_on_first_failure=stop, on_tamper=_on_tamper(kwargs))
+                              stop_on_first_failure=stop, on_tamper=_on_tamper(kwargs), total_timeout=tests_budget(total))
         try:
-            judgements = future.result(timeout=float(kwargs.get("total_timeout", 600)))
+            judgements = future.result(timeout=total)
         except concurrent.futures.TimeoutError:
             judgements = [Judgement(verdict=Verdict.infra_error, n_total=s.n_tests, message="total_timeout exceeded")
                           for s in specs]
@@ -221,8 +224,17 @@ def _gated(gate: Optional[threading.Semaphore], fn: Callable[..., T], *args: Any
 
 
 def _judge_gated(gate: Optional[threading.Semaphore], spec: TestSpec, code: str, client: SandboxClient,
-                 stop: bool, on_tamper: Optional[str]) -> Judgement:
-    return _gated(gate, judge, spec, code, client=client, stop_on_first_failure=stop, on_tamper=on_tamper)
+                 stop: bool, on_tamper: Optional[str], total_timeout: float) -> Judgement:
+    return _gated(gate, judge, spec, code, client=client, stop_on_first_failure=stop, on_tamper=on_tamper,
+                  total_timeout=tests_budget(total_timeout))
+
+
+def tests_budget(total_timeout: float) -> float:
+    """Seconds the tests may take in the sandbox within a call of ``total_timeout`` seconds: what is
+    left after 40 s for the compile step and the round trip, at least half of it. The sandbox stops
+    the tests there and reports the rest as timeouts, so a slow program is ``time_limit_exceeded``
+    (a verdict) before the call's own deadline would make it ``infra_error`` (a masked reward)."""
+    return max(total_timeout / 2, total_timeout - 40.0)
 
 
 def _score(j: Judgement, binary: bool, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -455,7 +455,8 @@ class Executor:
             budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together
             output = JsonBudget(self.settings.response_limit_bytes)  # the same for the output, as JSON
             compile_result = charged(compile_result, output)
-            clock = RequestClock(self.settings.max_request_seconds)  # the cases' time, all together
+            clock = RequestClock(min(self.settings.max_request_seconds,  # the cases' time, all together
+                                     getattr(request, "total_timeout", None) or self.settings.max_request_seconds))
             if compile_result is None or (compile_result.status == CommandRunStatus.Finished
                                           and compile_result.return_code == 0):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
@@ -471,9 +472,10 @@ class Executor:
                     if i and reset is not None:
                         reset.restore()  # every case starts from the same files (judgebox.sandbox.case_reset)
                         _write_request_files(iso, absolute, "files")
+                    capped = output.left // 2 < self.settings.output_limit_bytes  # each stream's cap is the budget's
                     runs[i] = r = charged(self._case_files(iso, case, i)
                                           or self.command(argv, workdir, env, timeout, iso, case.stdin,
-                                                          cancel, output.left, preload=preload), output)
+                                                          cancel, output.left, preload=preload), output, capped)
                     if case.fetch_files:
                         r.files = fetch_run_files(iso, case.fetch_files, budget)
                     if clock.ran(r) or (stop_on_first_failure and overall_status(r) != RunStatus.Success):
@@ -645,18 +647,23 @@ def _failed_compile(result: Optional[CommandRunResult], why: str) -> CommandRunR
     return result.model_copy(update={"return_code": 1, "stderr": (result.stderr or "") + note})
 
 
-def charged(result: Optional[CommandRunResult], output: JsonBudget) -> Optional[CommandRunResult]:
+def charged(result: Optional[CommandRunResult], output: JsonBudget, capped: bool = False) -> Optional[CommandRunResult]:
     """``result`` with its stdout and stderr cut to what is left of the response's ``output`` budget
-    (bytes of JSON, :class:`~judgebox.sandbox.textcap.JsonBudget`) and flagged ``*_truncated`` where cut."""
+    (bytes of JSON, :class:`~judgebox.sandbox.textcap.JsonBudget`), flagged ``*_truncated`` where cut
+    and ``output_budget_exhausted`` when the budget cut anything (here, or, ``capped``, when the
+    command ran with its streams capped below ``output_limit_bytes`` by what was left of it)."""
     if result is None:
         return None
     stdout, out_cut = output.take(result.stdout or "")
     stderr, err_cut = output.take(result.stderr or "")
     if not (out_cut or err_cut):
+        if capped and (result.stdout_truncated or result.stderr_truncated):
+            return result.model_copy(update={"output_budget_exhausted": True})
         return result
     return result.model_copy(update={"stdout": stdout, "stderr": stderr,
                                      "stdout_truncated": result.stdout_truncated or out_cut,
-                                     "stderr_truncated": result.stderr_truncated or err_cut})
+                                     "stderr_truncated": result.stderr_truncated or err_cut,
+                                     "output_budget_exhausted": True})
 
 
 def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[CommandRunResult]]) -> str:

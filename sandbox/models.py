@@ -384,6 +384,10 @@ class RunTestsRequest(RunCodeRequest):
 
     cases: list[TestCaseInput] = Field(min_length=1)
     stop_on_first_failure: bool = False
+    total_timeout: Optional[float] = Field(
+        None, gt=0, description="judgebox extension: seconds the cases may take together (wall time), at "
+        "most the server's max_request_seconds; past it the running case is stopped and the rest are not run, "
+        "reported as request_time_exceeded (a reward's own deadline: compute_score's total_timeout)")
 
     @model_validator(mode="after")
     def _case_files_fit(self) -> "RunTestsRequest":
@@ -409,6 +413,10 @@ class CommandRunResult(BaseModel):
     stderr_truncated: bool = False
     memory_exceeded: bool = False
     disk_exceeded: bool = False
+    output_budget_exhausted: bool = Field(
+        False, description="judgebox extension: this command's stdout or stderr was cut (or emptied) because the "
+        "request's response_limit_bytes, shared by every case and the compile step, ran out here, not because of "
+        "its own size (output_limit_bytes)")
     files: dict[str, str] = Field(default_factory=dict, description="the case's fetch_files found after "
                                                                     "the run: path -> base64 content")
 

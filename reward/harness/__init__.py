@@ -58,7 +58,7 @@ class Plan:
 
 
 def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False,
-               compile_timeout: float = 30.0) -> Plan:
+               compile_timeout: float = 30.0, total_timeout: Optional[float] = None) -> Plan:
     """Build the single ``/run_tests`` request for ``code`` against ``spec`` (already ``check_data``-ed).
 
     Args:
@@ -67,10 +67,20 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
         code: the candidate source text.
         stop_on_first_failure: skip the remaining cases after the first failure (binary rewards).
         compile_timeout: seconds for the compile step of compiled languages.
+        total_timeout: seconds the cases may take together (the request's ``total_timeout``; past
+            it the tests not run are timeouts); ``None``: the server's ``max_request_seconds``.
 
     Raises:
         TestDataError: the tests cannot be turned into a program (no ``main``, no test methods, ...).
     """
+    plan = _build_plan(spec, code, stop_on_first_failure, compile_timeout)
+    if total_timeout is not None:
+        plan = Plan(plan.request.model_copy(update={"total_timeout": total_timeout}), plan.nonce, plan.batched,
+                    plan.isolation)
+    return plan
+
+
+def _build_plan(spec: TestSpec, code: str, stop_on_first_failure: bool, compile_timeout: float) -> Plan:
     source = with_prelude(spec.prelude, spec.prefix + code)
     language = sandbox_language(spec)
     limits = dict(run_timeout=spec.run_timeout, memory_limit_MB=spec.memory_limit_MB,

@@ -96,7 +96,8 @@ def request_timeout(request: Union[RunCodeRequest, RunJupyterRequest, Sequence[R
 
     ``/run_tests_batch`` (a list of requests): the longest item's ``/run_tests`` timeout +
     ``BATCH_QUEUE_S`` (its items run at once, each after at most the server's queue wait);
-    ``/run_tests``: ``compile_timeout + run_timeout * len(cases) + margin``;
+    ``/run_tests``: ``compile_timeout + run_timeout * len(cases) + margin``, at most
+    ``compile_timeout + total_timeout + margin`` when the request has a ``total_timeout``;
     ``/run_code``: ``compile_timeout + run_timeout + margin``;
     ``/run_jupyter``: ``total_timeout + margin``; ``POST /sessions``: the kernel start (60 s) + margin.
     """
@@ -105,7 +106,8 @@ def request_timeout(request: Union[RunCodeRequest, RunJupyterRequest, Sequence[R
     if isinstance(request, CreateSessionRequest):
         return SESSION_START_S + margin
     if isinstance(request, RunTestsRequest):
-        return request.compile_timeout + request.run_timeout * len(request.cases) + margin
+        cases = request.run_timeout * len(request.cases)
+        return request.compile_timeout + min(cases, request.total_timeout or cases) + margin
     if isinstance(request, RunCodeRequest):
         return request.compile_timeout + request.run_timeout + margin
     return request.total_timeout + margin

@@ -267,3 +267,34 @@ def test_each_asserts_cpu_counts_the_work_of_the_solutions_children():
             "    return 1\n")
     j = judge(spec, code)
     assert j.verdict == Verdict.accepted and j.tests[0].cpu_time >= 1.0, j  # ~0 when only the caller counted
+
+
+def test_a_slow_wrong_answer_is_judged_before_the_callers_deadline_not_masked():
+    """Red team, H2: a program that sleeps just under run_timeout on each of many cases outlived
+    compute_score's total_timeout, and the sample became infra_error (a masked reward). The tests'
+    own budget is sent with the request: the sandbox stops them in time and the rest are timeouts."""
+    gt = TestSpec(kind="call", fn_name="f", run_timeout=1.0,
+                  calls=[CallCase(args=[i], expected=2 * i) for i in range(12)]).model_dump_json()
+    slow = "```python\nimport time\ndef f(x):\n    time.sleep(0.85)\n    return -1\n```"
+    r = compute_score("t", slow, gt, total_timeout=8, score_mode="pass_rate")
+    assert (r["verdict"], r["infra_error"], r["score"]) == ("wrong_answer", False, 0.0), r  # its first test
+    j = judge(TestSpec.model_validate_json(gt), "import time\ndef f(x):\n    time.sleep(0.85)\n    return 2 * x\n",
+              total_timeout=3)
+    assert j.verdict == Verdict.time_limit_exceeded and 0 < j.n_passed < 12, j
+    assert {t.verdict for t in j.tests[j.n_passed:]} == {Verdict.time_limit_exceeded}  # stopped and not run
+
+
+def test_a_program_that_floods_its_output_cannot_mask_its_wrong_answer():
+    """Red team, H1: the cases of a request share one output budget (response_limit_bytes); a
+    program printing 1 MiB to stdout and stderr in each of 40 cases used it up, its later cases came
+    back empty and cut, and an empty cut output shorter than the expected one was test_data_error
+    (a masked reward). A cut the budget made after the program's own flood is a wrong answer; a
+    problem whose expected outputs are themselves too large stays test_data_error."""
+    spec = TestSpec(kind="stdio", stdio=[{"stdin": f"{i}\n", "expected": f"{2 * i}\n"} for i in range(40)])
+    flood = 'import sys\nsys.stdout.write("x" * (1 << 20) + "\\n")\nsys.stderr.write("y" * (1 << 20) + "\\n")\n'
+    j = judge(spec, flood)
+    assert j.verdict == Verdict.wrong_answer and {t.verdict for t in j.tests} == {Verdict.wrong_answer}, j.message
+    r = compute_score("t", "```python\n" + flood + "```", spec.model_dump_json())
+    assert (r["verdict"], r["infra_error"]) == ("wrong_answer", False)
+    large = TestSpec(kind="stdio", stdio=[{"stdin": "", "expected": "z" * (3 << 20) + "\n"}])
+    assert judge(large, "print('z' * (3 << 20))\n").verdict == Verdict.test_data_error  # raise the limit
