@@ -11,7 +11,7 @@ import asyncio
 import concurrent.futures
 import threading
 import weakref
-from typing import Any, Optional, Sequence, TypeVar, Union
+from typing import Any, Iterable, Optional, Sequence, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 
@@ -195,29 +195,33 @@ class LocalSandbox:
             self._pool, self.create_session, language, memory_limit_MB, idle_timeout)
 
     def run_session(self, session_id: str, request: Union[SessionRunRequest, dict],
-                    endpoint: Optional[str] = None) -> SessionRunResult:
-        """Run one cell in a session: after the session's earlier cells (first come, first served),
-        then holding an execution slot. Raises ``SessionNotFound``, ``SandboxRequestError`` (422 code
-        over ``max_code_bytes``)."""
+                    endpoint: Optional[str] = None, token: Optional[str] = None) -> SessionRunResult:
+        """Run one cell in a session, for the holder of its ``token`` (``Session.token``: what
+        :meth:`create_session` answered): after the session's earlier cells (first come, first
+        served), then holding an execution slot. Raises ``SessionNotFound`` (not live, or not this
+        token's), ``SandboxRequestError`` (401 no token; 422 code over ``max_code_bytes``)."""
         req = as_model(SessionRunRequest, request)
         self.sessions.check_code(req.code)
-        session = self.sessions.get(session_id)
+        session = self.sessions.get(session_id, token)
         with session.turn(), self._slots:
-            return self.sessions.run(session_id, req)
+            return self.sessions.run(session_id, req, token)
 
     async def arun_session(self, session_id: str, request: Union[SessionRunRequest, dict],
-                           endpoint: Optional[str] = None) -> SessionRunResult:
+                           endpoint: Optional[str] = None, token: Optional[str] = None) -> SessionRunResult:
         """Async :meth:`run_session`."""
-        return await asyncio.get_running_loop().run_in_executor(self._pool, self.run_session, session_id, request)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self.run_session, session_id, request,
+                                                                endpoint, token)
 
-    def close_session(self, session_id: str, endpoint: Optional[str] = None) -> None:
-        """Close a session. Raises ``SessionNotFound`` when it is not live."""
-        self.sessions.delete(session_id)
+    def close_session(self, session_id: str, endpoint: Optional[str] = None, token: Optional[str] = None) -> None:
+        """Close a session, for the holder of its ``token``. Raises as :meth:`run_session` does."""
+        self.sessions.delete(session_id, token)
 
-    async def aclose_session(self, session_id: str, endpoint: Optional[str] = None) -> None:
+    async def aclose_session(self, session_id: str, endpoint: Optional[str] = None,
+                             token: Optional[str] = None) -> None:
         """Async :meth:`close_session` (runs in the default executor: never waits for a run slot)."""
-        await asyncio.get_running_loop().run_in_executor(None, self.close_session, session_id)
+        await asyncio.get_running_loop().run_in_executor(None, self.close_session, session_id, endpoint, token)
 
-    def list_sessions(self) -> SessionList:
-        """The live sessions."""
-        return self.sessions.list()
+    def list_sessions(self, tokens: Optional[Iterable[str]] = None) -> SessionList:
+        """The live sessions whose tokens are ``tokens`` (``None``: all of them: an embedded sandbox's
+        sessions are all its process's)."""
+        return self.sessions.list(tokens)

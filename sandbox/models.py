@@ -577,6 +577,9 @@ class SessionInfo(BaseModel):
     """
 
     session_id: str
+    session_token: Optional[str] = Field(
+        None, description="only in the POST /sessions answer: the token every call of the session must send "
+        "(HTTP header X-Session-Token); the id alone opens nothing, and the token is never shown again")
     language: str = "python"
     memory_limit_MB: int
     idle_timeout: float
@@ -589,9 +592,12 @@ class SessionInfo(BaseModel):
 
 
 class SessionList(BaseModel):
-    """``GET /sessions``: the live sessions of this server and its ``max_sessions``."""
+    """``GET /sessions``: the caller's live sessions (those whose ``X-Session-Token`` it sent), the
+    number of live sessions of the server (``live``: everyone's, a count without ids) and its
+    ``max_sessions``."""
 
     sessions: list[SessionInfo] = Field(default_factory=list)
+    live: int = Field(0, description="live sessions on the server, whoever holds them")
     max_sessions: int
 
 

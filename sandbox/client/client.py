@@ -180,12 +180,13 @@ class SandboxClient:
             urls = [u for u in endpoints if u.strip()]
         self.local: Optional[LocalSandbox] = None
         self._http: Optional[HTTPSandbox] = None
+        self._lock = threading.Lock()
+        self._tokens: dict[str, tuple[str, Optional[str]]] = {}  # session_id -> (token, endpoint) of its own
         if not urls:
             self.local = local or LocalSandbox()
             return
         self._urls = urls
         self._http = self._transport(source="JUDGEBOX_SANDBOX_URL" if endpoints is None else "endpoints")
-        self._lock = threading.Lock()
         self._pid: Optional[int] = None  # the process whose loop thread serves this client
         self._thread: Optional[LoopThread] = None
         self._finalizer: Optional[weakref.finalize] = None
@@ -368,27 +369,44 @@ class SandboxClient:
         """
         req = self._session_request(language, memory_limit_MB, idle_timeout)
         if self.local:
-            return self.local.create_session(language, memory_limit_MB, idle_timeout)
+            return self._own(self.local.create_session(language, memory_limit_MB, idle_timeout))
         info, url = self._sync_coro(lambda http: http.create_session(req))
-        return Session(info, self, url)
+        return self._own(Session(info, self, url))
 
     async def acreate_session(self, language: str = "python", memory_limit_MB: Optional[int] = None,
                               idle_timeout: float = 300.0) -> Session:
         """Async :meth:`create_session`."""
         req = self._session_request(language, memory_limit_MB, idle_timeout)
         if self.local:
-            return await self.local.acreate_session(language, memory_limit_MB, idle_timeout)
+            return self._own(await self.local.acreate_session(language, memory_limit_MB, idle_timeout))
         info, url = await self._async_coro(lambda http: http.create_session(req))
-        return Session(info, self, url)
+        return self._own(Session(info, self, url))
 
-    def _run_call(self, session_id: str, req: SessionRunRequest, endpoint: Optional[str]):
+    def _own(self, session: Session) -> Session:
+        """Rebind ``session`` to this client and remember its token (for :meth:`list_sessions`)."""
+        session._owner = self
+        if session.token:
+            with self._lock:
+                self._tokens[session.session_id] = (session.token, session.endpoint)
+        return session
+
+    def _token(self, session_id: str, token: Optional[str]) -> Optional[str]:
+        """``token``, or the token of a session this client created."""
+        return token or self._tokens.get(session_id, (None, None))[0]
+
+    def _forget(self, session_id: str) -> None:
+        with self._lock:
+            self._tokens.pop(session_id, None)
+
+    def _run_call(self, session_id: str, req: SessionRunRequest, endpoint: Optional[str], token: Optional[str]):
         timeout = (req.timeout or 300.0) + SESSION_START_S + self.settings.timeout_margin
         return lambda http: http.session_call(self._holder(endpoint), "POST", f"/sessions/{session_id}/run",
-                                              req.model_dump(mode="json"), SessionRunResult, timeout, session_id)
+                                              req.model_dump(mode="json"), SessionRunResult, timeout, session_id,
+                                              token)
 
-    def _close_call(self, session_id: str, endpoint: Optional[str]):
+    def _close_call(self, session_id: str, endpoint: Optional[str], token: Optional[str]):
         return lambda http: http.session_call(self._holder(endpoint), "DELETE", f"/sessions/{session_id}", None,
-                                              None, 30 + self.settings.timeout_margin, session_id)
+                                              None, 30 + self.settings.timeout_margin, session_id, token)
 
     def _holder(self, endpoint: Optional[str]) -> str:
         if endpoint is None:
@@ -399,41 +417,62 @@ class SandboxClient:
         return endpoint
 
     def run_session(self, session_id: str, request: Union[SessionRunRequest, dict],
-                    endpoint: Optional[str] = None) -> SessionRunResult:
+                    endpoint: Optional[str] = None, token: Optional[str] = None) -> SessionRunResult:
         """Run one cell in a session (``POST /sessions/{id}/run`` on ``endpoint``, the URL holding it).
-        Raises ``SessionNotFound`` / ``SandboxInfraError`` / ``SandboxRequestError``."""
+
+        ``token`` is the session's ``session_token`` (:attr:`Session.token`); default: the token of a
+        session this client created. Raises ``SessionNotFound`` (gone, or not this token's),
+        ``SandboxInfraError``, ``SandboxRequestError`` (401 no token, 422 bad cell)."""
         req = validated(SessionRunRequest, request)
+        token = self._token(session_id, token)
         if self.local:
-            return self.local.run_session(session_id, req)
-        return self._sync_coro(self._run_call(session_id, req, endpoint))
+            return self.local.run_session(session_id, req, token=token)
+        return self._sync_coro(self._run_call(session_id, req, endpoint, token))
 
     async def arun_session(self, session_id: str, request: Union[SessionRunRequest, dict],
-                           endpoint: Optional[str] = None) -> SessionRunResult:
+                           endpoint: Optional[str] = None, token: Optional[str] = None) -> SessionRunResult:
         """Async :meth:`run_session`."""
         req = validated(SessionRunRequest, request)
+        token = self._token(session_id, token)
         if self.local:
-            return await self.local.arun_session(session_id, req)
-        return await self._async_coro(self._run_call(session_id, req, endpoint))
+            return await self.local.arun_session(session_id, req, token=token)
+        return await self._async_coro(self._run_call(session_id, req, endpoint, token))
 
-    def close_session(self, session_id: str, endpoint: Optional[str] = None) -> None:
-        """``DELETE /sessions/{id}`` on ``endpoint``. Raises ``SessionNotFound`` when it is gone."""
-        if self.local:
-            return self.local.close_session(session_id)
-        self._sync_coro(self._close_call(session_id, endpoint))
+    def close_session(self, session_id: str, endpoint: Optional[str] = None, token: Optional[str] = None) -> None:
+        """``DELETE /sessions/{id}`` on ``endpoint`` (``token`` as for :meth:`run_session`). Raises
+        ``SessionNotFound`` when it is gone."""
+        token = self._token(session_id, token)
+        try:
+            if self.local:
+                return self.local.close_session(session_id, token=token)
+            self._sync_coro(self._close_call(session_id, endpoint, token))
+        finally:
+            self._forget(session_id)
 
-    async def aclose_session(self, session_id: str, endpoint: Optional[str] = None) -> None:
+    async def aclose_session(self, session_id: str, endpoint: Optional[str] = None,
+                             token: Optional[str] = None) -> None:
         """Async :meth:`close_session`."""
-        if self.local:
-            return await self.local.aclose_session(session_id)
-        await self._async_coro(self._close_call(session_id, endpoint))
+        token = self._token(session_id, token)
+        try:
+            if self.local:
+                return await self.local.aclose_session(session_id, token=token)
+            await self._async_coro(self._close_call(session_id, endpoint, token))
+        finally:
+            self._forget(session_id)
 
-    def list_sessions(self, endpoint: Optional[str] = None) -> SessionList:
-        """``GET /sessions`` of one endpoint (default: the only one), or the embedded sessions."""
+    def list_sessions(self, endpoint: Optional[str] = None, tokens: Optional[Sequence[str]] = None) -> SessionList:
+        """``GET /sessions`` of one endpoint (default: the only one), or the embedded sessions: the
+        live sessions whose tokens are ``tokens`` (default: those this client created and has not
+        closed). ``SessionList.live`` counts every session of that server, whoever holds it."""
+        url = None if self.local else self._holder(endpoint)
+        with self._lock:
+            mine = ([t for t, at in self._tokens.values() if (at or "").split("#")[0] == (url or "")]
+                    if tokens is None else list(tokens))  # a Ray session's endpoint is ray://...#executor
         if self.local:
-            return self.local.list_sessions()
-        url = self._holder(endpoint)
+            return self.local.list_sessions(mine)
+        header = ",".join(mine)
         return self._sync_coro(lambda http: http.session_call(url, "GET", "/sessions", None, SessionList,
-                                                              10 + self.settings.timeout_margin, ""))
+                                                              10 + self.settings.timeout_margin, "", header))
 
     def _sync_coro(self, make: Callable[[HTTPSandbox], Coroutine[Any, Any, T]]) -> T:
         """Run ``make(http)`` on the client's loop thread and wait; a caller interrupted meanwhile

@@ -52,6 +52,7 @@ from judgebox.sandbox.models import (
 )
 from judgebox.sandbox.ray.cluster import connect, parse_ray_url
 from judgebox.sandbox.ray.names import NAMESPACE, POOL_NAME, executor_of_session
+from judgebox.sandbox.sessions.handle import split_tokens
 
 from .settings import ClientSettings
 from .transport import BatchResult, _Retry, backoff, call_budget, retried, run_tests_singly
@@ -307,7 +308,8 @@ class RaySandbox:
                                   session_id) from None
 
     async def session_call(self, url: str, method: str, path: str, payload: Optional[dict[str, Any]],
-                           response_type: Optional[type[M]], timeout: float, session_id: str) -> Optional[M]:
+                           response_type: Optional[type[M]], timeout: float, session_id: str,
+                           token: Optional[str] = None) -> Optional[M]:
         """One call of a session on the executor its id names (never another one); the arguments are
         those of :meth:`~judgebox.sandbox.client.transport.HTTPSandbox.session_call` (``POST .../run``, ``DELETE``, ``GET /sessions``).
 
@@ -318,12 +320,12 @@ class RaySandbox:
             SandboxServerError, SandboxRequestError: as over HTTP.
         """
         if method == "GET":
-            return await self._list_sessions()  # type: ignore[return-value]
+            return await self._list_sessions(split_tokens(token))  # type: ignore[return-value]
         handle = await self._holder(session_id)
         if method == "DELETE":
-            args: tuple = ("close_session", session_id)
+            args: tuple = ("close_session", session_id, token)
         else:
-            args = ("run_session", session_id, SessionRunRequest.model_validate(payload))
+            args = ("run_session", session_id, SessionRunRequest.model_validate(payload), token)
         for attempt in range(1, self.settings.max_attempts + 1):
             async with self.slots:
                 ref = getattr(handle, args[0]).remote(*args[1:])
@@ -353,12 +355,12 @@ class RaySandbox:
                                      attempts=attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _list_sessions(self) -> SessionList:
+    async def _list_sessions(self, tokens: list[str]) -> SessionList:
         await self._refresh(force=True)
-        replies = await asyncio.gather(*(m.handle.list_sessions.remote() for m in self.members.values()),
+        replies = await asyncio.gather(*(m.handle.list_sessions.remote(tokens) for m in self.members.values()),
                                        return_exceptions=True)
         lists = [r.value for r in replies if not isinstance(r, BaseException) and r.kind == "ok"]
-        return SessionList(sessions=[s for lst in lists for s in lst.sessions],
+        return SessionList(sessions=[s for lst in lists for s in lst.sessions], live=sum(lst.live for lst in lists),
                            max_sessions=sum(lst.max_sessions for lst in lists))
 
     # the client's view ---------------------------------------------------------------------------

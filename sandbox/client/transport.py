@@ -73,7 +73,7 @@ from judgebox.sandbox.models import (
     SessionInfo,
     overall_status,
 )
-from judgebox.sandbox.sessions.handle import SESSION_START_S
+from judgebox.sandbox.sessions.handle import SESSION_START_S, SESSION_TOKEN_HEADER
 
 from .endpoints import EndpointPool
 from .settings import ClientSettings
@@ -548,7 +548,8 @@ class HTTPSandbox:
         return info, call.served_by  # type: ignore[return-value]
 
     async def session_call(self, url: str, method: str, path: str, payload: Optional[dict[str, Any]],
-                           response_type: Optional[type[M]], timeout: float, session_id: str) -> Optional[M]:
+                           response_type: Optional[type[M]], timeout: float, session_id: str,
+                           token: Optional[str] = None) -> Optional[M]:
         """One call of a session on the endpoint ``url`` that holds it (never another one).
 
         Args:
@@ -558,6 +559,8 @@ class HTTPSandbox:
             response_type: model of a 200 answer (``None``: the body is ignored).
             timeout: HTTP read timeout in seconds.
             session_id: for error messages.
+            token: the session's token, sent as ``X-Session-Token`` (``GET /sessions``: the tokens of
+                the sessions to list, comma-separated).
 
         Raises:
             SessionNotFound: 404 (the session is gone: its state is lost).
@@ -575,7 +578,8 @@ class HTTPSandbox:
                 ep.in_flight += 1
                 try:
                     resp = await self.http.request(method, f"{ep.url}{path}", json=payload, timeout=httpx.Timeout(
-                        min(timeout, remaining), connect=min(self.settings.connect_timeout, remaining)))
+                        min(timeout, remaining), connect=min(self.settings.connect_timeout, remaining)),
+                        headers={SESSION_TOKEN_HEADER: token} if token else None)
                 except httpx.TransportError as exc:
                     self.pool.failed(ep, f"{where}: {type(exc).__name__}: {exc}")
                     raise SandboxUnavailable(f"{where}: {type(exc).__name__}: {exc} (a session's calls are never "

@@ -22,7 +22,7 @@ import concurrent.futures
 import contextlib
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from judgebox.sandbox.cancel import Cancel
 from judgebox.sandbox.config import SandboxSettings
@@ -162,30 +162,32 @@ class SandboxExecutor:
                                f"(max_sessions={sessions.max_sessions})", status_code=504, retry_after=5.0)
         return await self._execute(lambda r, _cancel: sessions.create(r), request)
 
-    async def run_session(self, session_id: str, request: Any) -> Reply:
-        """``POST /sessions/{id}/run``: a :class:`~judgebox.sandbox.models.SessionRunRequest` →
-        ``Reply(value=SessionRunResult)``; ``not_found`` when the session is not live here."""
+    async def run_session(self, session_id: str, request: Any, token: Optional[str] = None) -> Reply:
+        """``POST /sessions/{id}/run``: a :class:`~judgebox.sandbox.models.SessionRunRequest` and the
+        session's token → ``Reply(value=SessionRunResult)``; ``not_found`` when the session is not live
+        here or ``token`` is not its token, ``request`` (401) without a token."""
         sessions = self.sandbox.sessions
         try:
             sessions.check_code(request.code)
-            session = sessions.get(session_id)
+            session = sessions.get(session_id, token)
         except SandboxRequestError as exc:
             return self._reply("not_found" if exc.status_code == 404 else "request",
                                message=f"{self.name}: {exc}", status_code=exc.status_code)
         async with session.aturn():
-            return await self._execute(lambda r, _cancel: sessions.run(session_id, r), request)
+            return await self._execute(lambda r, _cancel: sessions.run(session_id, r, token), request)
 
-    async def close_session(self, session_id: str) -> Reply:
-        """``DELETE /sessions/{id}``; ``not_found`` when it is not live here."""
+    async def close_session(self, session_id: str, token: Optional[str] = None) -> Reply:
+        """``DELETE /sessions/{id}`` for the holder of its token; ``not_found`` as for :meth:`run_session`."""
         try:
-            await asyncio.get_running_loop().run_in_executor(None, self.sandbox.sessions.delete, session_id)
+            await asyncio.get_running_loop().run_in_executor(None, self.sandbox.sessions.delete, session_id, token)
         except SandboxRequestError as exc:
-            return self._reply("not_found", message=f"{self.name}: {exc}", status_code=404)
+            return self._reply("not_found" if exc.status_code == 404 else "request",
+                               message=f"{self.name}: {exc}", status_code=exc.status_code)
         return self._reply("ok")
 
-    async def list_sessions(self) -> Reply:
-        """``GET /sessions``: ``Reply(value=SessionList)``."""
-        return self._reply("ok", value=self.sandbox.sessions.list())
+    async def list_sessions(self, tokens: Sequence[str] = ()) -> Reply:
+        """``GET /sessions``: ``Reply(value=SessionList)`` of the sessions whose tokens are ``tokens``."""
+        return self._reply("ok", value=self.sandbox.sessions.list(tokens))
 
     # operations ----------------------------------------------------------------------------------
     async def stats(self) -> dict[str, Any]:

@@ -57,6 +57,7 @@ from judgebox.sandbox.models import (
 )
 from judgebox.sandbox.request_limits import check_cases, check_request_bytes
 from judgebox.sandbox.sessions.descriptors import fd_limit, headroom, raise_nofile_limit
+from judgebox.sandbox.sessions.handle import SESSION_TOKEN_HEADER, split_tokens
 from judgebox.sandbox.sessions.manager import SessionManager, SessionStartError
 from judgebox.sandbox.speedups.builds import stop_builds
 
@@ -233,25 +234,29 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
 
     @app.post("/sessions/{session_id}/run", response_model=SessionRunResult)
     async def run_session(session_id: str, request: SessionRunRequest, http: Request):
+        token = http.headers.get(SESSION_TOKEN_HEADER)
         try:
             sessions.check_code(request.code)
-            session = sessions.get(session_id)  # 404 before queueing for a slot
+            session = sessions.get(session_id, token)  # 401/404 before queueing for a slot
         except SandboxRequestError as exc:
             return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
         async with session.aturn():  # behind the session's earlier cells, holding no slot meanwhile
-            return await execute(lambda r, _cancel: sessions.run(session_id, r), request, "session", http)
+            return await execute(lambda r, _cancel: sessions.run(session_id, r, token), request, "session", http)
 
     @app.delete("/sessions/{session_id}")
-    async def delete_session(session_id: str) -> Any:
+    async def delete_session(session_id: str, http: Request) -> Any:
+        token = http.headers.get(SESSION_TOKEN_HEADER)
         try:
-            await asyncio.get_running_loop().run_in_executor(None, sessions.delete, session_id)
+            await asyncio.get_running_loop().run_in_executor(None, sessions.delete, session_id, token)
         except SandboxRequestError as exc:
             return JSONResponse(status_code=exc.status_code, content={"detail": str(exc)})
         return {"session_id": session_id, "closed": True}
 
     @app.get("/sessions", response_model=SessionList)
-    async def list_sessions() -> SessionList:
-        return sessions.list()
+    async def list_sessions(http: Request) -> SessionList:
+        """The sessions whose tokens the caller sends (``X-Session-Token``, several separated by
+        commas): a client sees only its own."""
+        return sessions.list(split_tokens(http.headers.get(SESSION_TOKEN_HEADER)))
 
     @app.get("/v1/ping")
     async def ping() -> str:

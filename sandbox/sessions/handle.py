@@ -16,8 +16,15 @@ from judgebox.sandbox.models import CreateSessionRequest, SessionInfo, SessionRu
 
 #: Seconds a session's kernel may take to start (the server's ``KERNEL_STARTUP_TIMEOUT``).
 SESSION_START_S = 60.0
+#: The HTTP header that carries a session's token (``GET /sessions``: several, comma-separated).
+SESSION_TOKEN_HEADER = "X-Session-Token"
 
-__all__ = ["Session", "SessionOwner", "create_session_request"]
+__all__ = ["SESSION_TOKEN_HEADER", "Session", "SessionOwner", "create_session_request", "split_tokens"]
+
+
+def split_tokens(header: Optional[str]) -> list[str]:
+    """The tokens of an ``X-Session-Token`` header value (comma-separated; blanks dropped)."""
+    return [t.strip() for t in (header or "").split(",") if t.strip()]
 
 
 def create_session_request(language: str = "python", memory_limit_MB: Optional[int] = None,
@@ -34,16 +41,19 @@ def create_session_request(language: str = "python", memory_limit_MB: Optional[i
 class SessionOwner(Protocol):
     """What a :class:`Session` calls: ``LocalSandbox`` or ``SandboxClient``."""
 
-    def run_session(self, session_id: str, request: Any, endpoint: Optional[str] = None) -> SessionRunResult: ...
-    async def arun_session(self, session_id: str, request: Any,
-                           endpoint: Optional[str] = None) -> SessionRunResult: ...
-    def close_session(self, session_id: str, endpoint: Optional[str] = None) -> None: ...
-    async def aclose_session(self, session_id: str, endpoint: Optional[str] = None) -> None: ...
+    def run_session(self, session_id: str, request: Any, endpoint: Optional[str] = None,
+                    token: Optional[str] = None) -> SessionRunResult: ...
+    async def arun_session(self, session_id: str, request: Any, endpoint: Optional[str] = None,
+                           token: Optional[str] = None) -> SessionRunResult: ...
+    def close_session(self, session_id: str, endpoint: Optional[str] = None, token: Optional[str] = None) -> None: ...
+    async def aclose_session(self, session_id: str, endpoint: Optional[str] = None,
+                             token: Optional[str] = None) -> None: ...
 
 
 class Session:
-    """One live session: ``session_id``, ``info`` (as created), ``endpoint`` (the base URL that holds
-    it, ``None`` when embedded).
+    """One live session: ``session_id``, ``token`` (what every call of it sends: its creator's
+    capability, :attr:`SessionInfo.session_token`), ``info`` (as created), ``endpoint`` (the base URL
+    that holds it, ``None`` when embedded).
 
     ``run(code, timeout=None)`` / ``await arun(...)`` return a :class:`~judgebox.sandbox.models.SessionRunResult`
     (``timeout`` in seconds; ``None`` = the server's default). They raise
@@ -57,7 +67,7 @@ class Session:
     """
 
     def __init__(self, info: SessionInfo, owner: SessionOwner, endpoint: Optional[str] = None) -> None:
-        self.info, self.session_id, self.endpoint = info, info.session_id, endpoint
+        self.info, self.session_id, self.endpoint, self.token = info, info.session_id, endpoint, info.session_token
         self._owner = owner
         self.closed = False
 
@@ -68,12 +78,12 @@ class Session:
     def run(self, code: str, timeout: Optional[float] = None) -> SessionRunResult:
         """Run one cell (see the class docstring)."""
         return self._owner.run_session(self.session_id, SessionRunRequest(code=code, timeout=timeout),
-                                       self.endpoint)
+                                       self.endpoint, self.token)
 
     async def arun(self, code: str, timeout: Optional[float] = None) -> SessionRunResult:
         """Async :meth:`run`."""
         return await self._owner.arun_session(self.session_id, SessionRunRequest(code=code, timeout=timeout),
-                                              self.endpoint)
+                                              self.endpoint, self.token)
 
     def close(self) -> None:
         """End the session (idempotent)."""
@@ -81,7 +91,7 @@ class Session:
             return
         self.closed = True
         try:
-            self._owner.close_session(self.session_id, self.endpoint)
+            self._owner.close_session(self.session_id, self.endpoint, self.token)
         except SessionNotFound:
             pass
 
@@ -91,7 +101,7 @@ class Session:
             return
         self.closed = True
         try:
-            await self._owner.aclose_session(self.session_id, self.endpoint)
+            await self._owner.aclose_session(self.session_id, self.endpoint, self.token)
         except SessionNotFound:
             pass
 

@@ -33,6 +33,11 @@ each own one):
 Session ids are ``<replica>-<boot>-<token>`` (see :class:`~judgebox.sandbox.models.SessionInfo`), so a
 gateway can route a session's calls to the replica holding it and a restarted server can say
 that an id belongs to its predecessor.
+
+Sessions are capabilities: ``create`` answers a ``session_token`` (32 random bytes, URL-safe) that
+only its creator receives, and every call of the session needs it (the id alone opens nothing:
+an id can be seen, a token is never shown again); the server keeps only its SHA-256. A session is
+listed only to a caller who presents its token.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import hashlib
+import hmac
 import logging
 import re
 import secrets
@@ -47,7 +54,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import replace
-from typing import TYPE_CHECKING, AsyncIterator, Iterator, Optional
+from typing import TYPE_CHECKING, AsyncIterator, Iterable, Iterator, Optional
 
 from judgebox.sandbox.errors import Overloaded, SandboxRequestError, SessionNotFound
 from judgebox.sandbox.executor import Executor
@@ -67,6 +74,11 @@ if TYPE_CHECKING:
     from .kernel import Kernel
 
 log = logging.getLogger("judgebox.sessions")
+
+
+def token_hash(token: str) -> bytes:
+    """What the server keeps of a session token (its SHA-256): the token itself is only its creator's."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
 
 #: Seconds between two passes of the idle reaper.
 REAP_INTERVAL_S = 1.0
@@ -118,6 +130,7 @@ class KernelSession:
 
     def __init__(self, session_id: str, executor: Executor, memory_MB: int, idle_timeout: float) -> None:
         self.session_id, self.executor = session_id, executor
+        self.token_hash = b""  #: set by the manager: the hash of the token its creator received
         self.memory_MB, self.idle_timeout = memory_MB, idle_timeout
         self.cells = 0
         self.last_used = time.monotonic()
@@ -468,8 +481,10 @@ class SessionManager:
                                                 daemon=True)
                 self._reaper.start()
         sid = f"{self.replica}-{self.boot}-{secrets.token_hex(12)}"
+        token = secrets.token_urlsafe(32)
         session = KernelSession(sid, self.executor, self.executor.memory_MB(request.memory_limit_MB),
                                 min(request.idle_timeout, s.max_session_idle_timeout))
+        session.token_hash = token_hash(token)
         try:
             session.open()
         except SessionStartError as exc:
@@ -481,7 +496,7 @@ class SessionManager:
                 self._starting -= 1
         with self._lock:
             self._sessions[sid] = session
-        return session.info()
+        return session.info().model_copy(update={"session_token": token})
 
     def check_room(self) -> None:
         """Raise :class:`Overloaded` (HTTP 504, ``Retry-After``) unless one more session may start:
@@ -499,11 +514,24 @@ class SessionManager:
                           f"close sessions, or raise the server's open-files limit (ulimit -n)",
                           "fd_headroom", retry_after=REAP_INTERVAL_S * 5)
 
-    def get(self, session_id: str) -> KernelSession:
-        """The live session ``session_id``. Raises :class:`SessionNotFound` saying why it is unknown."""
+    def get(self, session_id: str, token: Optional[str]) -> KernelSession:
+        """The live session ``session_id``, for the holder of its ``token`` (what ``POST /sessions``
+        answered: the id alone opens nothing).
+
+        Raises:
+            SandboxRequestError: (401) no token was given.
+            SessionNotFound: the session is not live here (the message says why), or the token is not
+                its token (then it reads as unknown: the answer says nothing of another's session).
+        """
+        if not token:
+            raise SandboxRequestError(f"session {session_id!r}: no session token; send the session_token that "
+                                      "POST /sessions answered (HTTP header X-Session-Token)", 401)
         session = self._sessions.get(session_id)
         if session is None or session.closed:
             raise SessionNotFound(self.why_unknown(session_id), session_id)
+        if not hmac.compare_digest(session.token_hash, token_hash(token)):
+            raise SessionNotFound(f"session {session_id!r} is unknown on this server for this token: a session's "
+                                  "calls need the session_token its creator received", session_id)
         return session
 
     def check_code(self, code: str) -> None:
@@ -514,16 +542,23 @@ class SessionManager:
             raise SandboxRequestError(f"code: {size} bytes exceeds the limit of {limit} bytes per cell "
                                       "(max_code_bytes); send a shorter cell", 422)
 
-    def run(self, session_id: str, request: SessionRunRequest) -> SessionRunResult:
-        """Run one cell in ``session_id`` (``timeout`` defaulted and clamped; see :class:`KernelSession`)."""
+    def run(self, session_id: str, request: SessionRunRequest, token: Optional[str]) -> SessionRunResult:
+        """Run one cell in ``session_id`` for the holder of its ``token`` (``timeout`` defaulted and
+        clamped; see :class:`KernelSession`). Raises as :meth:`get` does."""
         self.check_code(request.code)
-        session = self.get(session_id)
+        session = self.get(session_id, token)
         s = self.executor.settings
         timeout = min(request.timeout or s.default_session_timeout, s.max_run_timeout)
         return session.run(request.code, timeout)
 
-    def delete(self, session_id: str, reason: str = "closed by its owner (DELETE)") -> None:
-        """Close ``session_id``. Raises :class:`SessionNotFound` when it is not live."""
+    def delete(self, session_id: str, token: Optional[str]) -> None:
+        """Close ``session_id`` for the holder of its ``token``. Raises as :meth:`get` does."""
+        self.get(session_id, token)
+        self._close(session_id, "closed by its owner (DELETE)")
+
+    def _close(self, session_id: str, reason: str) -> None:
+        """Close ``session_id`` (the server's own doing: reaped, shut down). Raises
+        :class:`SessionNotFound` when it is not live."""
         with self._lock:
             session = self._sessions.pop(session_id, None)
             if session is not None:
@@ -532,9 +567,13 @@ class SessionManager:
             raise SessionNotFound(self.why_unknown(session_id), session_id)
         session.close()
 
-    def list(self) -> SessionList:
-        """The live sessions (those still starting are not listed)."""
-        return SessionList(sessions=[s.info() for s in list(self._sessions.values())],
+    def list(self, tokens: Optional[Iterable[str]] = ()) -> SessionList:
+        """The live sessions whose token is one of ``tokens`` (a client sees only its own; ``None``:
+        all, for the embedded sandbox's own process; those still starting are not listed), their
+        number whoever holds them (``live``), and ``max_sessions``."""
+        live = list(self._sessions.values())
+        mine = None if tokens is None else {token_hash(t) for t in tokens if t}
+        return SessionList(sessions=[s.info() for s in live if mine is None or s.token_hash in mine], live=len(live),
                            max_sessions=self.max_sessions)
 
     def reap(self) -> int:
@@ -543,7 +582,7 @@ class SessionManager:
         for sid in expired:
             timeout = self._sessions[sid].idle_timeout if sid in self._sessions else 0
             with contextlib.suppress(SessionNotFound):
-                self.delete(sid, f"reaped after {timeout:g}s idle (idle_timeout)")
+                self._close(sid, f"reaped after {timeout:g}s idle (idle_timeout)")
         return len(expired)
 
     def close_all(self) -> None:
@@ -551,7 +590,7 @@ class SessionManager:
         self._stop.set()
         for sid in list(self._sessions):
             with contextlib.suppress(SessionNotFound):
-                self.delete(sid, "closed when the server shut down")
+                self._close(sid, "closed when the server shut down")
 
     def why_unknown(self, session_id: str) -> str:
         """The 404 message for an id that is not live here: closed, reaped, restarted, elsewhere."""

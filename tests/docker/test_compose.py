@@ -169,7 +169,9 @@ def test_gateway_routes_each_session_to_its_replica_and_never_elsewhere(stack):
                 r = s.run("n += 1\nprint(n)")
             assert r.stdout == "8\n"
             assert r.executor_pod_name == s.session_id.split("-")[0]
-        listed = sum(len(httpx.get(f"{stack.url}/sessions", timeout=30).json()["sessions"]) for _ in range(4))
+        mine = {"X-Session-Token": ",".join(s.token for s in sessions)}
+        listed = sum(len(httpx.get(f"{stack.url}/sessions", headers=mine, timeout=30).json()["sessions"])
+                     for _ in range(4))
         assert listed >= 6  # GET /sessions answers for one replica at a time
         replica, boot, token = sessions[0].session_id.split("-")
         r = httpx.post(f"{stack.url}/sessions/{'f' * 12}-{boot}-{token}/run", json={"code": "1"}, timeout=30)

@@ -57,7 +57,7 @@ def test_sessions_past_the_descriptors_are_504_and_every_other_call_still_runs(t
     answers 504 with ``Retry-After`` (never 500, never an abort); another client's ``/run_code``
     and the live sessions still run, and ``/health`` shows what is left."""
     server = start_live_server("--max-concurrency", "2", python=under_nofile(tmp_path, 256, 256))
-    opened: list[str] = []
+    opened: list[dict] = []
     try:
         refused = None
         for _ in range(40):  # 256 descriptors cannot hold 40 sessions
@@ -66,21 +66,23 @@ def test_sessions_past_the_descriptors_are_504_and_every_other_call_still_runs(t
             if r.status_code == 504:
                 refused = r
                 break
-            opened.append(r.json()["session_id"])
+            opened.append(r.json())
         assert refused is not None and opened, f"{len(opened)} sessions, none refused"
         assert int(refused.headers["Retry-After"]) >= 1
         assert "no file descriptors left for one more session" in refused.json()["detail"]
         assert "ulimit -n" in refused.json()["detail"]
         run = httpx.post(f"{server.url}/run_code", json={"code": "print(1)", "language": "python"}, timeout=60)
         assert (run.status_code, run.json()["status"]) == (200, "Success")
-        for sid in opened:
-            cell = httpx.post(f"{server.url}/sessions/{sid}/run", json={"code": "print(2)"}, timeout=60)
+        for info in opened:
+            cell = httpx.post(f"{server.url}/sessions/{info['session_id']}/run", json={"code": "print(2)"},
+                              headers={"X-Session-Token": info["session_token"]}, timeout=60)
             assert (cell.status_code, cell.json()["stdout"]) == (200, "2\n")
         assert httpx.get(f"{server.url}/health", timeout=10).json()["fd_headroom"] > 0
         assert server.process.poll() is None
     finally:
-        for sid in opened:
-            httpx.delete(f"{server.url}/sessions/{sid}", timeout=60)
+        for info in opened:
+            httpx.delete(f"{server.url}/sessions/{info['session_id']}", headers={"X-Session-Token": info["session_token"]},
+                         timeout=60)
         server.stop()
 
 
@@ -119,8 +121,9 @@ def test_a_killed_server_leaves_nothing_its_next_start_does_not_clean(workdir_ro
     first = start_live_server(env=env)
     try:
         for _ in range(2):
-            sid = httpx.post(f"{first.url}/sessions", json={}, timeout=120).json()["session_id"]
-            assert httpx.post(f"{first.url}/sessions/{sid}/run", json={"code": "x = 1"}, timeout=60).status_code == 200
+            info = httpx.post(f"{first.url}/sessions", json={}, timeout=120).json()
+            assert httpx.post(f"{first.url}/sessions/{info['session_id']}/run", json={"code": "x = 1"}, timeout=60,
+                              headers={"X-Session-Token": info["session_token"]}).status_code == 200
         os.kill(first.process.pid, signal.SIGKILL)
         first.process.wait(30)
         left = leftovers(first.process.pid, root)
@@ -133,8 +136,9 @@ def test_a_killed_server_leaves_nothing_its_next_start_does_not_clean(workdir_ro
         while any(leftovers(first.process.pid, root).values()) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not any(leftovers(first.process.pid, root).values()), leftovers(first.process.pid, root)
-        sid = httpx.post(f"{second.url}/sessions", json={}, timeout=120).json()["session_id"]
-        cell = httpx.post(f"{second.url}/sessions/{sid}/run", json={"code": "print(3)"}, timeout=60).json()
+        info = httpx.post(f"{second.url}/sessions", json={}, timeout=120).json()
+        cell = httpx.post(f"{second.url}/sessions/{info['session_id']}/run", json={"code": "print(3)"}, timeout=60,
+                          headers={"X-Session-Token": info["session_token"]}).json()
         assert cell["stdout"] == "3\n"
     finally:
         second.stop()

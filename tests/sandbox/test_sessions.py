@@ -120,7 +120,7 @@ def test_closed_session_is_not_found_naming_it(open_session):
     s.close()
     owner = s._owner
     with pytest.raises(SessionNotFound) as e:
-        owner.run_session(sid, {"code": "1"}, s.endpoint)
+        owner.run_session(sid, {"code": "1"}, s.endpoint, s.token)
     assert sid in str(e.value) and "is closed (closed by its owner (DELETE)); its state is lost" in str(e.value)
 
 

@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from judgebox.sandbox import SandboxClient, SessionNotFound
+from judgebox.sandbox import SandboxClient, SandboxRequestError, SessionNotFound
 from judgebox.sandbox.errors import SandboxUnavailable
 from tests.conftest import start_live_server
 from tests.sandbox.procs import children_within, open_fds, settled_children
@@ -25,34 +25,93 @@ def create(url: str, **body) -> dict:
     return r.json()
 
 
+def token(*infos: dict) -> dict:
+    """The X-Session-Token header of the sessions ``infos`` (as POST /sessions answered them)."""
+    return {"X-Session-Token": ",".join(i["session_token"] for i in infos)}
+
+
+def listed(url: str, *infos: dict) -> list[str]:
+    """The ids GET /sessions lists to the holder of ``infos``' tokens."""
+    return [s["session_id"] for s in httpx.get(f"{url}/sessions", headers=token(*infos)).json()["sessions"]]
+
+
 def test_routes_create_run_list_delete(live_server):
-    """POST /sessions -> id; POST /sessions/{id}/run -> the cell; GET lists it; DELETE closes it."""
+    """POST /sessions -> id + token; POST /sessions/{id}/run with the token -> the cell; GET lists
+    it to its token's holder; DELETE closes it."""
     info = create(live_server, memory_limit_MB=512, idle_timeout=60)
     sid = info["session_id"]
     assert (info["memory_limit_MB"], info["idle_timeout"], info["language"]) == (512, 60.0, "python")
-    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "x = 2\nx ** 10"}, timeout=60).json()
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "x = 2\nx ** 10"}, headers=token(info),
+                   timeout=60).json()
     assert (r["status"], r["display"], r["error"], r["state"]) == ("Success", [{"text/plain": "1024"}], None, "kept")
-    listed = httpx.get(f"{live_server}/sessions").json()
-    assert listed["max_sessions"] == 64
-    assert [(s["session_id"], s["cells"]) for s in listed["sessions"] if s["session_id"] == sid] == [(sid, 1)]
-    assert httpx.delete(f"{live_server}/sessions/{sid}").json() == {"session_id": sid, "closed": True}
-    assert sid not in [s["session_id"] for s in httpx.get(f"{live_server}/sessions").json()["sessions"]]
+    answer = httpx.get(f"{live_server}/sessions", headers=token(info)).json()
+    assert answer["max_sessions"] == 64 and answer["live"] >= 1
+    assert [(s["session_id"], s["cells"], s["session_token"]) for s in answer["sessions"]] == [(sid, 1, None)]
+    assert httpx.delete(f"{live_server}/sessions/{sid}", headers=token(info)).json() == {"session_id": sid,
+                                                                                        "closed": True}
+    assert listed(live_server, info) == []
+
+
+def test_the_id_alone_opens_nothing(live_server):
+    """A session is its creator's: without its token a call is 401, with another session's token
+    it is 404; GET /sessions lists only the sessions whose tokens the caller sends (others are only
+    counted); the session is untouched throughout."""
+    mine, theirs = create(live_server), create(live_server)
+    sid = mine["session_id"]
+    assert httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "secret = 42"}, headers=token(mine),
+                      timeout=60).json()["status"] == "Success"
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "print(secret)"}, timeout=60)
+    assert r.status_code == 401
+    assert r.json()["detail"] == (f"session {sid!r}: no session token; send the session_token that POST /sessions "
+                                  "answered (HTTP header X-Session-Token)")
+    for attempt in (token(theirs), {"X-Session-Token": sid}, {"X-Session-Token": "x" * 43}):
+        r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "print(secret)"}, headers=attempt,
+                       timeout=60)
+        assert r.status_code == 404 and "secret" not in r.text, r.text
+        assert httpx.delete(f"{live_server}/sessions/{sid}", headers=attempt).status_code == 404
+    assert httpx.delete(f"{live_server}/sessions/{sid}").status_code == 401
+    answer = httpx.get(f"{live_server}/sessions").json()
+    assert answer["sessions"] == [] and answer["live"] >= 2
+    assert listed(live_server, theirs) == [theirs["session_id"]]
+    assert sorted(listed(live_server, mine, theirs)) == sorted([sid, theirs["session_id"]])
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "print(secret)"}, headers=token(mine),
+                   timeout=60).json()
+    assert (r["status"], r["stdout"]) == ("Success", "42\n")
+    for info in (mine, theirs):
+        httpx.delete(f"{live_server}/sessions/{info['session_id']}", headers=token(info))
+
+
+def test_a_client_sees_and_drives_only_its_own_sessions(live_server):
+    """Two SandboxClients of one server: each lists only the sessions it created; the other's id
+    alone raises (401), its token passed explicitly works (a token can be handed over on purpose)."""
+    with SandboxClient(live_server) as mine, SandboxClient(live_server) as other:
+        s = mine.create_session()
+        s.run("v = 7")
+        assert [x.session_id for x in mine.list_sessions().sessions] == [s.session_id]
+        assert other.list_sessions().sessions == [] and other.list_sessions().live >= 1
+        with pytest.raises(SandboxRequestError) as e:
+            other.run_session(s.session_id, {"code": "v"})
+        assert e.value.status_code == 401
+        assert other.run_session(s.session_id, {"code": "print(v)"}, token=s.token).stdout == "7\n"
+        s.close()
+        assert mine.list_sessions().sessions == []
 
 
 def test_unknown_and_malformed_ids_are_404_naming_them(live_server):
     """An id never issued, and an id of this replica unknown to it, are 404s that name the id."""
-    r = httpx.post(f"{live_server}/sessions/nope/run", json={"code": "1"})
+    r = httpx.post(f"{live_server}/sessions/nope/run", json={"code": "1"}, headers={"X-Session-Token": "t"})
     assert r.status_code == 404
     assert r.json()["detail"] == ("session 'nope' is unknown: not a session id (<replica>-<boot>-<token>); "
                                   "create a session with POST /sessions")
-    sid = create(live_server)["session_id"]
+    info = create(live_server)
+    sid = info["session_id"]
     replica, boot, _ = sid.rsplit("-", 2)
     other = f"{replica}-{boot}-{'0' * 24}"
-    r = httpx.delete(f"{live_server}/sessions/{other}")
+    r = httpx.delete(f"{live_server}/sessions/{other}", headers=token(info))
     assert r.status_code == 404
     assert r.json()["detail"] == (f"session {other!r} is unknown on this server; its state is lost: "
                                   "create a new session")
-    httpx.delete(f"{live_server}/sessions/{sid}")
+    httpx.delete(f"{live_server}/sessions/{sid}", headers=token(info))
 
 
 def test_bad_bodies_are_422_naming_the_field(live_server):
@@ -61,40 +120,42 @@ def test_bad_bodies_are_422_naming_the_field(live_server):
                         ({"idle_timeout": 0}, "idle_timeout")):
         r = httpx.post(f"{live_server}/sessions", json=body)
         assert r.status_code == 422 and field in r.text, r.text
-    sid = create(live_server)["session_id"]
-    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1", "timeout": -1})
+    info = create(live_server)
+    sid = info["session_id"]
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1", "timeout": -1}, headers=token(info))
     assert r.status_code == 422 and "timeout" in r.text
-    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "#" * (2 << 20)})
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "#" * (2 << 20)}, headers=token(info))
     assert r.status_code == 422
     assert r.json()["detail"] == ("code: 2097152 bytes exceeds the limit of 1048576 bytes per cell "
                                   "(max_code_bytes); send a shorter cell")
-    httpx.delete(f"{live_server}/sessions/{sid}")
+    httpx.delete(f"{live_server}/sessions/{sid}", headers=token(info))
 
 
 def test_max_sessions_is_504_with_retry_after_and_counted(live_server_factory):
     """JUDGEBOX_MAX_SESSIONS=2: the third create is 504 + Retry-After and counted in /metrics;
     closing one frees room."""
     server = live_server_factory(env={"JUDGEBOX_MAX_SESSIONS": "2"})
-    a, _ = create(server.url)["session_id"], create(server.url)["session_id"]
+    a, _ = create(server.url), create(server.url)
     r = httpx.post(f"{server.url}/sessions", json={}, timeout=60)
     assert r.status_code == 504 and int(r.headers["Retry-After"]) >= 1
     assert r.json()["detail"].startswith("2 live sessions (max_sessions=2)")
     metrics = httpx.get(f"{server.url}/metrics").text
     assert 'judgebox_rejections_total{reason="max_sessions"} 1.0' in metrics
     assert "judgebox_sessions 2.0" in metrics
-    httpx.delete(f"{server.url}/sessions/{a}")
+    httpx.delete(f"{server.url}/sessions/{a['session_id']}", headers=token(a))
     create(server.url)
 
 
 def test_idle_sessions_are_reaped_and_say_so(live_server):
     """idle_timeout=1: the session is gone within a few seconds; its id's 404 says it was reaped."""
-    sid = create(live_server, idle_timeout=1)["session_id"]
+    info = create(live_server, idle_timeout=1)
+    sid = info["session_id"]
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        if sid not in [s["session_id"] for s in httpx.get(f"{live_server}/sessions").json()["sessions"]]:
+        if sid not in listed(live_server, info):
             break
         time.sleep(0.2)
-    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1"})
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1"}, headers=token(info))
     assert r.status_code == 404
     assert r.json()["detail"] == (f"session {sid!r} is closed (reaped after 1s idle (idle_timeout)); its state "
                                   "is lost: create a new session")
@@ -104,16 +165,16 @@ def test_a_session_holds_an_execution_slot_only_while_a_cell_runs(live_server_fa
     """--max-concurrency 1: two idle sessions do not block run_code; a running cell does (the
     run_code waits for it)."""
     server = live_server_factory("--max-concurrency", "1")
-    a, b = create(server.url)["session_id"], create(server.url)["session_id"]
+    a, b = create(server.url), create(server.url)
     body = {"code": "print(1)", "language": "python"}
     start = time.monotonic()
     r = httpx.post(f"{server.url}/run_code", json=body, timeout=60)
     assert r.json()["run_result"]["stdout"] == "1\n" and time.monotonic() - start < 10
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        cell = pool.submit(httpx.post, f"{server.url}/sessions/{a}/run",
+        cell = pool.submit(httpx.post, f"{server.url}/sessions/{a['session_id']}/run", headers=token(a),
                            json={"code": "import time; time.sleep(2); print(repr(time.time()))"}, timeout=60)
         deadline = time.monotonic() + 60
-        while not any(s["session_id"] == a and s["busy"] for s in httpx.get(f"{server.url}/sessions").json()["sessions"]):
+        while not any(s["busy"] for s in httpx.get(f"{server.url}/sessions", headers=token(a)).json()["sessions"]):
             assert time.monotonic() < deadline, "the cell never started"
             time.sleep(0.05)
         waited = httpx.post(f"{server.url}/run_code", timeout=60,
@@ -123,8 +184,8 @@ def test_a_session_holds_an_execution_slot_only_while_a_cell_runs(live_server_fa
         # ordered by the clocks inside the two programs, not by the test's wall clock: the run_code
         # started only after the cell that held the one slot had finished
         assert float(waited["run_result"]["stdout"]) >= float(done["stdout"])
-    for sid in (a, b):
-        httpx.delete(f"{server.url}/sessions/{sid}")
+    for info in (a, b):
+        httpx.delete(f"{server.url}/sessions/{info['session_id']}", headers=token(info))
 
 
 def test_a_restarted_server_says_the_session_was_lost(live_server_factory):
@@ -186,6 +247,6 @@ def test_bug_120_server_children_and_fds_return_to_baseline(live_server_factory)
             with client.create_session() as s:
                 code = {3: "while True: pass", 7: "import os; os._exit(1)"}.get(i, "print(1)")
                 s.run(code, timeout=1)
-    assert httpx.get(f"{server.url}/sessions").json()["sessions"] == []
+    assert httpx.get(f"{server.url}/sessions").json()["live"] == 0
     assert children_within(pid, base_kids) <= base_kids  # nothing left behind (a start-up child may have ended)
     assert open_fds(pid) - base_fds <= 4

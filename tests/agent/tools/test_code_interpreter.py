@@ -309,7 +309,7 @@ async def test_bug_120_200_trajectories_leave_no_session_fd_or_child(live_server
     assert sorted(creates) == sorted(releases) and len(set(creates)) == len(creates) == 200
     assert t.live_instances == 0
     t.close()
-    assert httpx.get(f"{server.url}/sessions").json()["sessions"] == []
+    assert httpx.get(f"{server.url}/sessions").json()["live"] == 0
     assert children_within(pid, base_kids) <= base_kids  # nothing left behind (a start-up child may have ended)
     assert open_fds(pid) - base_fds <= 4
 
@@ -326,7 +326,7 @@ async def test_64_concurrent_trajectories_hold_live_sessions_at_once(live_server
         async with TrajectoryTools([t], timeout_s=300) as tt:
             await tt.call("code_interpreter", {"code": f"mine = {i}"})
             await ready.wait()
-            live = len(httpx.get(f"{server.url}/sessions").json()["sessions"]) if i == 0 else None
+            live = httpx.get(f"{server.url}/sessions").json()["live"] if i == 0 else None
             r = await tt.call("code_interpreter", {"code": "mine"})
             return r.text, live
 
@@ -334,4 +334,4 @@ async def test_64_concurrent_trajectories_hold_live_sessions_at_once(live_server
     assert [text for text, _ in out] == [f"[ok]\n[value]\n{i}" for i in range(64)]
     assert out[0][1] == 64
     t.close()
-    assert httpx.get(f"{server.url}/sessions").json()["sessions"] == []
+    assert httpx.get(f"{server.url}/sessions").json()["live"] == 0
