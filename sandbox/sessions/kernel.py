@@ -77,7 +77,7 @@ IOPUB_QUEUE = 4
 _DRAIN_S = 0.3
 #: Seconds a kernel gets to answer again after its IOPub socket was made anew (within the cell's deadline).
 _RESUBSCRIBE_S = 10.0
-#: Seconds to wait for the IOPub ``idle`` status after the cell's ``execute_reply`` arrived.
+#: Seconds to wait for the IOPub ``idle`` status after the cell's ``execute_reply`` and a reset of the IOPub socket.
 _IDLE_AFTER_REPLY_S = 1.0
 _CHANNELS = ("shell", "iopub", "stdin", "control", "hb")
 #: The kernel's ``python -c`` program: start in the fresh kernel folder (the child set-up leaves it in
@@ -205,8 +205,7 @@ class _Client(BlockingKernelClient):
         sock.setsockopt(zmq.MAXMSGSIZE, self.max_message)
         sock.setsockopt(zmq.RCVHWM, IOPUB_QUEUE)  # what the server queues: the kernel's side holds the rest
         if channel == "iopub":
-            if self.iopub_events is not None:
-                self.iopub_events.close(linger=0)
+            self.stop_iopub_monitor()
             self.iopub_events = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
         if identity:
             sock.identity = identity
@@ -214,6 +213,23 @@ class _Client(BlockingKernelClient):
         return sock
 
     iopub_events: Any = None
+
+    def stop_iopub_monitor(self) -> None:
+        """Stop the IOPub socket's monitor, then close its receiving end. In that order: a monitored
+        socket sends each event from the context's I/O thread, blocking while no one receives, so an
+        event of a socket still closing (its kernel killed) after the receiver was closed stalled
+        that thread and with it every kernel client of the shared context (each later session start
+        waited for a ``kernel_info`` reply that sat unread in the server's socket)."""
+        channel = getattr(self, "_iopub_channel", None)
+        sock = getattr(channel, "socket", None)
+        if sock is not None and not sock.closed:
+            try:
+                sock.disable_monitor()
+            except zmq.ZMQError:
+                pass
+        if self.iopub_events is not None:
+            self.iopub_events.close(linger=0)
+            self.iopub_events = None
 
     def iopub_reset(self) -> bool:
         """Whether the IOPub connection was reset since the last call (an oversized message was
@@ -231,13 +247,11 @@ class _Client(BlockingKernelClient):
         """Stop the channels that were started and close the IOPub monitor (``stop_channels`` would
         make the missing ones first, waiting for sockets of a kernel that may be gone); the context
         is the process's (:func:`shared_context`), destroyed only if this client made its own."""
+        self.stop_iopub_monitor()
         for name in _CHANNELS:
             channel = getattr(self, f"_{name}_channel", None)
             if channel is not None and channel.is_alive():
                 channel.stop()
-        if self.iopub_events is not None:
-            self.iopub_events.close(linger=0)
-            self.iopub_events = None
         if self._created_context and not self.context.closed:
             self.context.destroy(linger=0)
 
@@ -370,6 +384,7 @@ class Kernel:
         after a protocol error), subscribed before the next cell is sent."""
         kc = self.kc
         assert kc is not None
+        kc.stop_iopub_monitor()
         old, kc._iopub_channel = kc._iopub_channel, None
         if old is not None:
             old.close()
@@ -507,23 +522,26 @@ class Kernel:
         """Record ``msg_id``'s IOPub messages until idle (``"ok"``), the deadline (``"timeout"``),
         death (``"died"``) or the budget (``"budget"``). A cell whose ``execute_reply`` came but
         whose ``idle`` status was lost (a refused oversized message reset the socket) ends
-        :data:`_IDLE_AFTER_REPLY_S` after the reply."""
+        :data:`_IDLE_AFTER_REPLY_S` after the reply or the reset, whichever came later. Without a
+        reset the idle status is on its way, however late a loaded server reads it: the cell waits
+        for it (a reply alone never marks output as lost)."""
         kc = self.kc
         assert kc is not None
         replied: Optional[float] = None
+        reset: Optional[float] = None
         while True:
             now = time.monotonic()
             if now >= deadline:
                 return "timeout"
             if replied is None and self._drain_shell(msg_id):
                 replied = now
-            if replied is not None and now - replied > _IDLE_AFTER_REPLY_S:
-                budgets.lost(cell)  # the output that never came (its idle status among it) was refused
-                return "ok"
+            if replied is not None and reset is not None and now - max(replied, reset) > _IDLE_AFTER_REPLY_S:
+                return "ok"  # the output that never came (its idle status among it) was refused
             if over_budget is not None and over_budget():
                 return "budget"
             if kc.iopub_reset() and self.alive():  # a refused message: that output is lost
                 budgets.lost(cell)
+                reset = now
                 self._iopub_broken = True
             try:
                 msg = kc.get_iopub_msg(timeout=min(deadline - now, 0.1))
