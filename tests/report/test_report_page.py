@@ -102,5 +102,7 @@ def test_tamper_signals_are_counted_and_shown_on_the_sample(tmp_path):
         assert page.inner_text("[data-card=tamper] .v") == "1"
         assert "1 accepted" in page.inner_text("[data-card=tamper]")
         assert page.inner_text("#tamper-kinds tr[data-kind=exit_hook] td") == "1"
-        go(page, "p/1", "#problem .sample")
+        chunk = page.get_attribute("tr[data-task='HumanEval/1'] a", "href")  # results are in completion order
+        go(page, chunk.lstrip("#"), "#problem .sample")
+        assert page.inner_text("#problem h2") == "HumanEval/1"
         assert page.locator("#problem .sample pre.tamper").inner_text() == "line 1: exit_hook: atexit"

@@ -163,12 +163,22 @@ def test_judging_over_real_http_matches_embedded(live_server):
 
 
 def test_compute_score_is_time_boxed_and_thread_safe():
-    """total_timeout bounds the call (verdict unknown -> infra_error); parallel calls stay independent."""
+    """total_timeout bounds the call: a program slower than it is a timeout (the sandbox stops the tests
+    within the call's budget), a call whose judging never started is infra_error (verdict unknown);
+    parallel calls stay independent."""
     import concurrent.futures
+    import threading
 
-    slow = TestSpec(kind="stdio", run_timeout=3, stdio=[StdioCase(stdin="", expected="1\n")]).model_dump_json()
-    boxed = compute_score("x", "import time\ntime.sleep(3)\nprint(1)", slow, total_timeout=0.5)
-    assert boxed["verdict"] == "infra_error" and boxed["infra_error"] is True
+    slow = TestSpec(kind="stdio", run_timeout=30, stdio=[StdioCase(stdin="", expected="1\n")]).model_dump_json()
+    boxed = compute_score("x", "import time\ntime.sleep(20)\nprint(1)", slow, total_timeout=2)
+    assert boxed["verdict"] == "time_limit_exceeded" and boxed["infra_error"] is False and boxed["score"] == 0.0
+    gate = threading.Semaphore(1)
+    gate.acquire()  # the sandbox slot this call waits for never frees: no verdict within its deadline
+    try:
+        stuck = compute_score("x", "print(1)", slow, total_timeout=0.5, concurrent_semaphore=gate)
+    finally:
+        gate.release()
+    assert stuck["verdict"] == "infra_error" and stuck["infra_error"] is True
     gt = PLUS1.model_dump_json()
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         scores = list(pool.map(lambda c: compute_score("x", c, gt)["score"],
