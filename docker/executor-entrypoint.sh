@@ -5,7 +5,8 @@
 # 1. Docker's `internal: true` networks still give each container a default route to the bridge,
 #    where the host drops the packets: with NET_ADMIN the default routes are deleted, so any address
 #    outside the compose network fails at once with ENETUNREACH and no packet leaves the container.
-#    Without NET_ADMIN (Kubernetes, where the NetworkPolicy denies egress) they stay, with a notice.
+#    With JUDGEBOX_KEEP_DEFAULT_ROUTES=1 (Kubernetes: pods reach each other through the default
+#    route, and the NetworkPolicy denies egress) or without NET_ADMIN they stay, with a notice.
 # 2. Full isolation (JUDGEBOX_ISOLATION=full, the default) makes a memory/pids/CPU cgroup per run
 #    below the container's own cgroup. Docker mounts the container's cgroups read-only: with
 #    SYS_ADMIN each cgroup mount (the container's own subtree: its cgroup namespace on cgroup v2,
@@ -24,7 +25,9 @@ bounding=$((0x$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/self/status)))
 has_cap() { [ $(((bounding >> $1) & 1)) -eq 1 ]; }
 isolation=${JUDGEBOX_ISOLATION:-full}
 
-if has_cap "$CAP_NET_ADMIN"; then
+if [ "${JUDGEBOX_KEEP_DEFAULT_ROUTES:-0}" = 1 ]; then
+  echo "judgebox-executor: default routes kept (JUDGEBOX_KEEP_DEFAULT_ROUTES=1; egress must be denied by the platform)" >&2
+elif has_cap "$CAP_NET_ADMIN"; then
   for family in -4 -6; do
     while ip "$family" route show default 2>/dev/null | grep -q .; do
       ip "$family" route del default

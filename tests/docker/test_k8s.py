@@ -53,16 +53,33 @@ def test_the_validator_rejects_a_misspelt_field():
 
 
 def test_deployment_limits_resources_and_runs_the_compose_image_with_the_same_capabilities():
+    """The pod runs what compose runs: full isolation with the same capabilities, no seccomp or
+    AppArmor profile of the runtime (judgebox applies its own per program), a read-only root, the uid
+    pool's locks shared by the node's executor pods; only the default routes stay (pods need them)."""
     compose = yaml.safe_load((REPO / "compose.yaml").read_text())["services"]["executor"]
-    pod = _one("Deployment")["spec"]["template"]["spec"]
+    template = _one("Deployment")["spec"]["template"]
+    pod = template["spec"]
     (container,) = pod["containers"]
     assert container["image"] == compose["image"] == "judgebox-executor:latest"
     assert set(container["resources"]["limits"]) >= {"cpu", "memory"}
-    caps = container["securityContext"]["capabilities"]
-    assert caps["drop"] == compose["cap_drop"] == ["ALL"]
-    # compose's extra two are used by the entrypoint only (route removal) and dropped before serving
-    assert sorted(caps["add"]) == sorted(set(compose["cap_add"]) - {"NET_ADMIN", "SETPCAP"})
-    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    security = container["securityContext"]
+    assert security["capabilities"]["drop"] == compose["cap_drop"] == ["ALL"]
+    assert sorted(security["capabilities"]["add"]) == sorted(compose["cap_add"])
+    assert security["allowPrivilegeEscalation"] is False and "no-new-privileges:true" in compose["security_opt"]
+    assert security["privileged"] is False and "privileged" not in compose
+    assert security["seccompProfile"] == {"type": "Unconfined"} and "seccomp=unconfined" in compose["security_opt"]
+    assert template["metadata"]["annotations"]["container.apparmor.security.beta.kubernetes.io/executor"] == \
+        "unconfined" and "apparmor=unconfined" in compose["security_opt"]
+    assert security["readOnlyRootFilesystem"] is True and compose["read_only"] is True
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert env["JUDGEBOX_ISOLATION"] == "full" == compose["environment"]["JUDGEBOX_ISOLATION"].split(":-")[1].rstrip("}")
+    assert env["JUDGEBOX_KEEP_DEFAULT_ROUTES"] == "1"
+    mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    tmpfs = {entry.split(":")[0] for entry in compose["tmpfs"]}
+    assert tmpfs <= set(mounts), "every folder compose writes on a tmpfs is writable in the pod"
+    assert volumes[mounts[env["JUDGEBOX_UID_LOCK_DIR"]]]["hostPath"]["path"] == env["JUDGEBOX_UID_LOCK_DIR"] == \
+        compose["environment"]["JUDGEBOX_UID_LOCK_DIR"]
     assert container["readinessProbe"]["httpGet"]["path"] == "/v1/ping"
     assert pod["automountServiceAccountToken"] is False
 
