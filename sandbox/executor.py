@@ -14,6 +14,7 @@ import mmap
 import os
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 import time
@@ -37,6 +38,7 @@ from .languages import (
 )
 from .limits import RunLimits
 from .models import (
+    TESTS_FOLDER,
     CommandRunResult,
     CommandRunStatus,
     RunCodeRequest,
@@ -450,6 +452,10 @@ class Executor:
             if recipe.compile:
                 compile_result = self.compile(recipe, request.code, files, workdir, env, request.compile_timeout,
                                               iso, cancel, request.cpp_std)
+            tests = getattr(request, "tests_program", None)
+            tests_dir, tests_compile = (os.path.join(workdir, TESTS_FOLDER), None) if tests is not None else (None, None)
+            if tests is not None and _compiled(compile_result):
+                tests_compile = self._tests_program(recipe, tests, tests_dir, env, request, iso, cancel)
             absolute = {p: data for p, data in files.items() if p.startswith("/")}  # emptied by each reset
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together
@@ -457,9 +463,11 @@ class Executor:
             compile_result = charged(compile_result, output)
             clock = RequestClock(min(self.settings.max_request_seconds,  # the cases' time, all together
                                      getattr(request, "total_timeout", None) or self.settings.max_request_seconds))
-            if compile_result is None or (compile_result.status == CommandRunStatus.Finished
-                                          and compile_result.return_code == 0):
+            tests_compile = charged(tests_compile, output)
+            if _compiled(compile_result) and _compiled(tests_compile):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
+                if tests is not None:  # the tests' program runs, in its folder, and starts the code's
+                    argv = recipe.argv(recipe.run, tests, python) + ["--", *argv]
                 try:
                     reset = CaseReset(workdir, iso.scratch, iso.user) if len(cases) > 1 else None
                 except SnapshotTooLarge as exc:  # the compile step's own doing (sparse outputs): its failure
@@ -474,20 +482,42 @@ class Executor:
                         _write_request_files(iso, absolute, "files")
                     capped = output.left // 2 < self.settings.output_limit_bytes  # each stream's cap is the budget's
                     runs[i] = r = charged(self._case_files(iso, case, i)
-                                          or self.command(argv, workdir, env, timeout, iso, case.stdin,
+                                          or self.command(argv, tests_dir or workdir, env, timeout, iso, case.stdin,
                                                           cancel, output.left, preload=preload), output, capped)
                     if case.fetch_files:
                         r.files = fetch_run_files(iso, case.fetch_files, budget)
                     if clock.ran(r) or (stop_on_first_failure and overall_status(r) != RunStatus.Success):
                         break
-            status, message = overall_status(compile_result, *runs), _message(compile_result, runs)
+            status, message = overall_status(compile_result, tests_compile, *runs), _message(compile_result, runs)
+            if not _compiled(tests_compile):
+                message = "tests_program: its compile step failed (the tests', not the code's)"
             if clock.exceeded:
                 status = RunStatus.Failed if status == RunStatus.Success else status
                 message = message or clock.note(runs)
             resp = RunTestsResponse(status=status, message=message, compile_result=compile_result, run_results=runs,
-                                    executor_pod_name=pod, request_time_exceeded=clock.exceeded)
+                                    executor_pod_name=pod, request_time_exceeded=clock.exceeded,
+                                    tests_compile_result=tests_compile)
             return resp, fetch_run_files(iso, request.fetch_files, budget)
 
+
+    def _tests_program(self, recipe: Recipe, tests: str, folder: str, env: dict[str, str], request: RunTestsRequest,
+                       iso: RunIsolation, cancel: Optional[Cancel]) -> Optional[CommandRunResult]:
+        """Write ``tests`` (the request's ``tests_program``) into ``folder`` and compile it there
+        (``None`` for an interpreted language); then the folder and what it holds become the server's,
+        read-only for the run (when the server is root), so the code's process cannot replace what
+        the tests load later. Returns the compile step's result."""
+        source = {recipe.source_name(tests): recipe.text(tests).encode()}
+        os.mkdir(folder, 0o755)
+        if iso.user is not None:
+            os.chown(folder, iso.user, iso.group if iso.group is not None else iso.user)
+        write_files(folder, source, iso.user)
+        result = None
+        if recipe.compile:
+            result = self.compile(recipe, tests, source, folder, env, request.compile_timeout, iso, cancel,
+                                  request.cpp_std)
+        if os.geteuid() == 0:
+            seal_folder(folder)
+        return result
 
     @staticmethod
     def _case_files(iso: RunIsolation, case: TestCaseInput, index: int) -> Optional[CommandRunResult]:
@@ -637,6 +667,23 @@ def _write_request_files(iso: RunIsolation, files: dict[str, bytes], field: str)
         size = sum(len(d) for d in files.values())
         raise SandboxRequestError(f"{field}: {size} bytes do not fit the run's disk (disk_limit_MB, "
                                   f"{exc.strerror}); send smaller files or a larger disk_limit_MB") from None
+
+
+def _compiled(result: Optional[CommandRunResult]) -> bool:
+    """Whether a compile step succeeded or there was none."""
+    return result is None or (result.status == CommandRunStatus.Finished and result.return_code == 0)
+
+
+def seal_folder(folder: str) -> None:
+    """``folder`` and everything in it become root's, with no write permission for anyone else (no
+    link is followed; the folder was just filled by a compile step of the run's uid)."""
+    for root, dirs, names in os.walk(folder):
+        for name in (root, *(os.path.join(root, n) for n in (*dirs, *names))):
+            st = os.lstat(name)
+            if stat.S_ISLNK(st.st_mode):
+                continue
+            os.chown(name, 0, 0, follow_symlinks=False)
+            os.chmod(name, stat.S_IMODE(st.st_mode) & ~0o022)
 
 
 def _failed_compile(result: Optional[CommandRunResult], why: str) -> CommandRunResult:

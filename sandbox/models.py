@@ -371,6 +371,10 @@ class TestCaseInput(BaseModel):
         classmethod(lambda cls, v: validate_run_paths(v, "cases[].fetch_files")))
 
 
+#: The folder of the working folder where a request's ``tests_program`` is compiled and run.
+TESTS_FOLDER = "tests"
+
+
 class RunTestsRequest(RunCodeRequest):
     """``POST /run_tests`` body (judgebox extension): compile once, run every case in a fresh process.
 
@@ -384,6 +388,12 @@ class RunTestsRequest(RunCodeRequest):
 
     cases: list[TestCaseInput] = Field(min_length=1)
     stop_on_first_failure: bool = False
+    tests_program: Optional[Text] = Field(
+        None, description="judgebox extension: a second program in the same language that holds the tests and "
+        "no code of the solution. It is compiled apart in the folder 'tests' of the working folder (its own "
+        "compile-cache entry), becomes read-only for the run, and is what each case runs, in that folder, with "
+        "'--' and the command that runs `code` (relative to the working folder) as its last arguments; "
+        "`code` runs only when the tests start it (judgebox's split harnesses)")
     total_timeout: Optional[float] = Field(
         None, gt=0, description="judgebox extension: seconds the cases may take together (wall time), at "
         "most the server's max_request_seconds; past it the running case is stopped and the rest are not run, "
@@ -392,6 +402,13 @@ class RunTestsRequest(RunCodeRequest):
     @model_validator(mode="after")
     def _case_files_fit(self) -> "RunTestsRequest":
         program, request_files = self._program_files(), frozenset(_paths(self.files, "files"))
+        if self.tests_program is not None:
+            for field, paths in (("files", request_files),
+                                 *((f"cases[{i}].files", _paths(c.files, "cases[].files")) for i, c in enumerate(self.cases))):
+                taken = sorted(p for p in paths if p == TESTS_FOLDER or p.startswith(TESTS_FOLDER + "/"))
+                if taken:
+                    raise ValueError(f"{field}: {taken[0]!r} lies in {TESTS_FOLDER!r}, where tests_program is "
+                                     "compiled; put it in another folder")
         for i, case in enumerate(self.cases):
             clash = _clash(_paths(case.files, "cases[].files"), *program, request_files)
             if clash:
@@ -444,6 +461,9 @@ class RunTestsResponse(BaseModel):
     request_time_exceeded: bool = Field(
         False, description="judgebox extension: the server's max_request_seconds ran out; every case with "
         "run_result null was not run for that reason (the status is then Failed)")
+    tests_compile_result: Optional[CommandRunResult] = Field(
+        None, description="judgebox extension: the compile step of the request's tests_program (None: no such "
+        "program, or an interpreted language); when it failed no case ran and the status is Failed")
 
 
 class BatchItemError(BaseModel):

@@ -220,13 +220,15 @@ def enter_view(root: str, binds: Sequence[str], workdir_root: str, extra: Sequen
         extra: host folders under ``workdir_root`` bound read-only (the Go build cache).
         run_dir: the run's disk tmpfs (:class:`judgebox.sandbox.isolation.disk.RunDisk`), holding ``tmp``,
             ``var-tmp``, ``shm`` and ``mnt``.
-        workdir: the run's working folder (read-write at the same path); becomes the working directory.
+        workdir: the run's working folder (read-write at the same path); becomes the working directory,
+            or the folder inside it that the process was started in (a ``tests_program``'s).
         masks: ``/proc`` entries (relative paths, e.g. ``loadavg``, ``sys/kernel/random/boot_id``)
             covered by the skeleton's files or empty folders of the same relative path under :data:`MASKS`.
 
     Raises:
         OSError: a mount failed (the run does not start).
     """
+    here = os.getcwd()
     r = root
     linux.mount(None, "/", None, MS_REC | MS_PRIVATE)
     linux.mount(r, r, None, MS_BIND)
@@ -252,7 +254,7 @@ def enter_view(root: str, binds: Sequence[str], workdir_root: str, extra: Sequen
     os.chdir(r)
     linux.pivot_root(".", ".")
     linux.umount(".", MNT_DETACH)
-    os.chdir(workdir)
+    os.chdir(here if here.startswith(workdir.rstrip("/") + "/") else workdir)
 
 
 def _bind(src: str, dst: str, writable: bool = False) -> None:
