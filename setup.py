@@ -46,5 +46,6 @@ setup(
     packages=packages + data,
     package_dir=package_dir,
     package_data={**{pkg: ["*.yaml", "*.yml", "*.json"] for pkg in data},
-                  "judgebox.report": ["assets/*"]},  # the report page's template, script and style
+                  "judgebox.report": ["assets/*"],  # the report page's template, script and style
+                  "judgebox.reward.harness.split": ["*.hpp"]},  # the C++ split harness's runtime
 )

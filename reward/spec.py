@@ -91,6 +91,10 @@ class TestSpec(BaseModel):
     harness: Optional[str] = None
     entry_point: Optional[str] = None
     prefix: str = ""
+    prompt: Optional[str] = Field(
+        None, description="the problem's prompt, when the code judged restates it (prefix is then empty): a "
+        "split harness reads the entry function's header and the declarations the tests use from it, never "
+        "from the candidate's code (None: prefix is the prompt)")
     prelude: str = Field("", description="Python put before prefix + code: the official harness's import "
                                          "block (judgebox.reward.preludes.PRELUDES), set by the loader")
     cpp_std: CppStd = Field(None, description="g++ -std value for C++ (None = gnu++20)")

@@ -51,7 +51,7 @@ class TestResult(BaseModel):
     stderr: str = ""
     needs_checker: bool = False
     harness_isolation: Optional[Literal["process", "in-process"]] = Field(
-        None, description="Python tests: run in their own process apart from the solution, or in its process")
+        None, description="function-call tests: run in their own process apart from the solution (Python, C++), or in its process")
 
 
 class Judgement(BaseModel):

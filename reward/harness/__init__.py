@@ -33,6 +33,7 @@ from .multipl import build_program
 from .names import tests_names
 from .python import runner_request
 from .runner import count_tests
+from .split import cpp as split_cpp
 
 #: Dataset language names -> sandbox language names.
 LANGUAGE_ALIASES = {
@@ -104,10 +105,25 @@ def _build_plan(spec: TestSpec, code: str, stop_on_first_failure: bool, compile_
                                    preload=preload, **limits), nonce, isolation=isolation)
     if spec.kind != "harness":
         raise TestDataError(f"language: {spec.kind} tests run Python only, not {spec.language!r}")
+    split = split_programs(spec, code)
+    if split is not None:
+        solution, tests = split
+        req = RunTestsRequest(code=solution, tests_program=tests, language=language, compile_timeout=compile_timeout,
+                              cpp_std=spec.cpp_std, cases=[{"stdin": nonce + "\n"}], **limits)
+        return Plan(req, nonce, isolation="process")
     program = build_program(language, source, spec.harness or "")
     req = RunTestsRequest(code=program, language=language, compile_timeout=compile_timeout,
                           cpp_std=spec.cpp_std, cases=[{"stdin": nonce + "\n"}], **limits)
-    return Plan(req, nonce)
+    return Plan(req, nonce, isolation="in-process")
+
+
+def split_programs(spec: TestSpec, code: str) -> Optional[tuple[str, str]]:
+    """``(the solution's program, the tests' program)`` of a function-call harness whose tests run
+    apart from the solution (:mod:`judgebox.reward.harness.split`), or ``None``: its language has no
+    split harness yet, or the prompt's entry function cannot be read (the one-program harness)."""
+    if spec.kind != "harness" or sandbox_language(spec) != "cpp":
+        return None
+    return split_cpp.build(spec.prefix if spec.prompt is None else spec.prompt, spec.prefix + code, spec.harness or "")
 
 
 def forgeable(spec: TestSpec) -> bool:
@@ -118,9 +134,7 @@ def forgeable(spec: TestSpec) -> bool:
     (a JSON value compared on the host) nor Python's process-isolated harness."""
     if spec.kind == "stdio":
         return False
-    if sandbox_language(spec) == "python":
-        return harness_isolation(spec) == "in-process"
-    return True
+    return harness_isolation(spec) == "in-process"
 
 
 def stdio_case(spec: TestSpec, case: StdioCase) -> dict:
@@ -132,8 +146,10 @@ def stdio_case(spec: TestSpec, case: StdioCase) -> dict:
 
 
 def harness_isolation(spec: TestSpec) -> Optional[str]:
-    """Where a Python spec's tests run: ``"process"`` (apart from the solution, which they reach
-    through proxies and plain data) or ``"in-process"``; ``None`` for stdio and other languages.
+    """Where a spec's tests run: ``"process"`` (apart from the solution, which they reach through
+    proxies and plain data) or ``"in-process"``; ``None`` for stdio. Other languages than Python:
+    ``"process"`` where a split harness builds the tests' program (C++ whose prompt ends with a
+    readable entry function), else ``"in-process"`` (the solution and the tests are one program).
 
     Decided from the tests alone, never from the solution: ``call`` problems and tests that only call
     the solution's (or the prompt's) functions with data run in their own process. Tests that need
@@ -141,8 +157,10 @@ def harness_isolation(spec: TestSpec) -> Optional[str]:
     solution name (a class: MBPP's linked-list ``Node``, ``Pair``), that define classes or lambdas,
     or a setup that is more than imports.
     """
-    if spec.kind == "stdio" or sandbox_language(spec) != "python":
+    if spec.kind == "stdio":
         return None
+    if sandbox_language(spec) != "python":
+        return "process" if split_programs(spec, "") is not None else "in-process"
     if spec.kind == "call":
         return "process"
     if spec.kind == "harness" and not spec.entry_point:
@@ -213,4 +231,4 @@ def _names(spec: TestSpec) -> dict:
 
 
 __all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "forgeable", "harness_isolation", "python_tasks", "sandbox_language",
-           "stdio_case"]
+           "split_programs", "stdio_case"]

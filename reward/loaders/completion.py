@@ -118,5 +118,6 @@ def multipl_candidate(problem: Task, completion: str) -> tuple[TestSpec, str]:
                 program = program.rstrip("\n") + "\n" + later
             program = keep_prompt_declarations(problem.language, "".join(lines[:last]), program, header_at,
                                                problem.spec.harness or "", code[body_start + len(body):])
-            return problem.spec.model_copy(update={"prefix": ""}), program
+            spec = problem.spec
+            return spec.model_copy(update={"prefix": "", "prompt": spec.prompt or spec.prefix}), program
     return problem.spec, cut_at_stop_tokens(problem.extract(completion), problem.stop_tokens)

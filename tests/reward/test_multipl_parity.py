@@ -39,7 +39,12 @@ R_RENAMED_FUNCTION = ("the answer names its function otherwise than the prompt (
 R_TS_NODE_TYPES = ("the answer imports Node's `crypto`: MultiPL-E's `tsc --target esnext F.ts` has no Node type "
                    "declarations (@types/node), so the type check fails (TS2792) and the answer with it; judgebox, "
                    "as SandboxFusion, runs TypeScript with tsx, which strips types without checking them")
-PROGRAM_DIFFERS: dict[str, dict[str, str]] = {"cpp": {"HumanEval_162_string_to_md5": R_CPP_OPENSSL},
+R_CPP_TESTS_APART = ("the answer's own `using namespace std;` makes the tests' `auto candidate = search;` name "
+                     "std::search too, so the one program of the answer and the tests does not compile (SandboxFusion, "
+                     "MultiPL-E); judgebox compiles the tests apart from the answer (the split harness: the prompt has "
+                     "no such line), and the answer's function passes them")
+PROGRAM_DIFFERS: dict[str, dict[str, str]] = {"cpp": {"HumanEval_162_string_to_md5": R_CPP_OPENSSL,
+                                                      "HumanEval_69_search": R_CPP_TESTS_APART},
                                               "ts": {"HumanEval_162_string_to_md5": R_TS_NODE_TYPES}}
 STRICTER: dict[str, dict[str, str]] = {
     "go": {"HumanEval_56_correct_bracketing": R_GO_UNUSED_IMPORT, "HumanEval_67_fruit_distribution": R_GO_UNUSED_IMPORT,
@@ -103,6 +108,7 @@ KNOWN: dict[str, dict[str, str]] = {
         "HumanEval_114_minSubArraySum", "HumanEval_144_simplify", "HumanEval_157_right_angle_triangle",
         "HumanEval_159_eat")},
     "cpp": {
+        "HumanEval_69_search": R_CPP_TESTS_APART,
         "HumanEval_34_unique": R_USING_STD,
         "HumanEval_35_max_element": R_USING_STD,
         "HumanEval_39_prime_fib": R_FIRST_STOP,
@@ -279,7 +285,7 @@ def test_gpt_solution_verdicts_agree_with_sandboxfusion(data_dir, monkeypatch, l
     # MultiPL-E's own evaluator on the same programs: the same verdict on every row but PROGRAM_DIFFERS
     program = MULTIPLE["program"][lang]
     assert {t for t in ours if ours[t] != program[t]} == set(PROGRAM_DIFFERS.get(lang, {}))
-    assert sum(ours[t] == program[t] for t in ours) >= 0.99 * len(ours)
+    assert sum(ours[t] == program[t] for t in ours) >= 0.98 * len(ours)  # C++: 159 of 161
     # ... and on each answer read as a continuation of the prompt: where they differ, the answer is not
     # one (it adds code before the function or a helper after it, renames a parameter, or a stop token
     # cuts its body), or the answer as written does not compile (STRICTER)

@@ -396,8 +396,11 @@ static long unused_(long x, long y) {
 
 @pytest.mark.slow
 def test_the_cpp_forgery_of_finding_2_is_signalled_and_rejected_on_request():
+    """The forgery runs in the solution's process of the split harness (issue 38): its wrong answer
+    is never accepted, the harness is not forgeable, and the signals still say what it tried."""
     j = judge(CPP, FORGED_CPP)
-    assert j.forgeable and {"early_init", "signal_handler", "reads_stdin"} <= {s.kind for s in j.tamper_signals}
+    assert j.verdict in (Verdict.wrong_answer, Verdict.runtime_error) and not j.forgeable
+    assert {"early_init", "signal_handler", "reads_stdin"} <= {s.kind for s in j.tamper_signals}
     rejected = judge(CPP, FORGED_CPP, on_tamper="reject")
     assert (rejected.verdict, rejected.tamper_rejected) == (Verdict.wrong_answer, True)
     assert judge(CPP, "    return x + y;\n", on_tamper="reject").verdict == Verdict.accepted
