@@ -109,6 +109,12 @@ SHAPES = [  # (prompt, a right body, the tests, g++ -std, a wrong body)
      "}\nint main() {\n    auto candidate = ints;\n    assert(candidate((std::vector<std::any>({(std::any)4, (std::any)std::map<long,long>(), "
      "(std::any)23.2f, (std::any)9, (std::any)\"adasd\"}))) == (std::vector<long>({(long)4, (long)9})));\n}\n", None,
      "    return {4};\n"),
+    # MBXP: main(argc, argv), a compare template, assert(!"...")
+    ("#include <bits/stdc++.h>\nusing namespace std;\n\nint digitSum(int n) {\n",
+     "    int s = 0;\n    for (; n; n /= 10) s += n % 10;\n    return s;\n}\n",
+     "\ntemplate <typename T> bool compare(T a, T b){ \n    return a == b; \n}\n\nint main(int argc, char* argv[]) {\n"
+     "    int x0 = digitSum(345);\n    if (!(compare(x0, 12))) {\n        assert(!\"Exception -- test case 0 did not pass.\");\n    }\n"
+     "    return 0;\n}", None, "    return n;\n}\n"),
     # an exception of the solution reaches the tests as one
     ("#include<bits/stdc++.h>\nlong safe(long x) {\n", "    if (x < 0) throw std::invalid_argument(\"neg\");\n    return x;\n",
      "}\nint main() {\n    bool thrown = false;\n    try { safe(-1); } catch (const std::exception&) { thrown = true; }\n"
@@ -117,7 +123,7 @@ SHAPES = [  # (prompt, a right body, the tests, g++ -std, a wrong body)
 
 
 @pytest.mark.parametrize("prompt,body,tests,std,wrong", SHAPES, ids=["issame", "helpers-loops", "in-place-tuple-nan", "any",
-                                                             "exception"])
+                                                                   "mbxp", "exception"])
 def test_the_tests_shapes_are_judged_as_one_program_judges_them(prompt, body, tests, std, wrong):
     spec = TestSpec(kind="harness", language="cpp", prefix=prompt, harness=tests, cpp_std=std)
     assert build_plan(spec, body).request.tests_program is not None

@@ -38,7 +38,7 @@ from ..multipl.markers import FAIL_JSON, OK_JSON
 #: The entry function's header at the end of the prompt: return type on the header's line.
 _HEADER = re.compile(r"(?P<ret>[^;{}()#\n]*?)(?<![\w:])(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^{};]*)\)\s*\{\s*$")
 _PARAM = re.compile(r"^(?P<type>.*?[\w>&*\s])(?P<name>[A-Za-z_]\w*)$", re.S)
-_MAIN = re.compile(r"\bint\s+main\s*\(\s*\)\s*\{")
+_MAIN = re.compile(r"\bint\s+main\s*\((?P<params>[^()]*)\)\s*\{")
 #: The block of angle ``#include`` lines (and blank lines) a C++ program opens with.
 _INCLUDES = re.compile(r"(?:[ \t]*(?:#[ \t]*include[ \t]*<[^<>\n]+>[ \t]*)?\n)*")
 _DEFINE = re.compile(r"(?:#|%:|\?\?=)\s*define\s+([A-Za-z_]\w*)")
@@ -176,7 +176,9 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     fail = _literal(FAIL_JSON)
     tests_program = (head_includes + wire + _resource("cpp_tests.hpp") + head[len(head_includes):] + "\n" + proxy + helpers
                      + f"\n#undef assert\n#define assert(...) ((__VA_ARGS__) ? (void)0 : judgebox_tests::report({fail}, 1))\n"
-                     + "int judgebox_tests_main() {" + body + "\nreturn 0;\n}\n" + tests[end + 1:] + "\n"
+                     + f"int judgebox_tests_main({tests[main.start('params'):main.end('params')]}) {{" + body
+                     + "\nreturn 0;\n}\n" + tests[end + 1:] + "\n"
                      + "int main(int argc, char** argv) {\n  judgebox_tests::start(argc, argv);\n"
-                     + f"  judgebox_tests_main();\n  judgebox_tests::report({_literal(OK_JSON)}, 0);\n}}\n")
+                     + f"  judgebox_tests_main({'argc, argv' if main.group('params').strip() not in ('', 'void') else ''});\n"
+                     + f"  judgebox_tests::report({_literal(OK_JSON)}, 0);\n}}\n")
     return solution, tests_program
