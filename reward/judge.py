@@ -280,6 +280,11 @@ class _Judging:
             verdict, msg = compiled
             self.results = [TestResult(index=i, verdict=verdict) for i in range(self.spec.n_tests)]
             return self.summary(msg)
+        tests_compiled = _compile_verdict(resp.tests_compile_result)
+        if tests_compiled is not None:  # the tests' own program (a split harness): never the solution's fault
+            verdict, msg = tests_compiled
+            return self.whole(Verdict.infra_error if verdict == Verdict.infra_error else Verdict.test_data_error,
+                              "the tests' program does not compile: " + msg)
         if self.batched:
             self.results = self.unbatch(resp.run_results[0])
             return self.summary()

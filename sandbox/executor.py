@@ -503,9 +503,12 @@ class Executor:
     def _tests_program(self, recipe: Recipe, tests: str, folder: str, env: dict[str, str], request: RunTestsRequest,
                        iso: RunIsolation, cancel: Optional[Cancel]) -> Optional[CommandRunResult]:
         """Write ``tests`` (the request's ``tests_program``) into ``folder`` and compile it there
-        (``None`` for an interpreted language); then the folder and what it holds become the server's,
-        read-only for the run (when the server is root), so the code's process cannot replace what
-        the tests load later. Returns the compile step's result."""
+        (``None`` for an interpreted language). Then, when the server is root, the folder and what it
+        holds become the server's: a compiled language keeps only its compile outputs, execute-only
+        (the code's process can neither read the tests nor their expected values, nor replace them),
+        in a folder it may pass through but not list; an interpreted one's program stays readable (its
+        interpreter reads it), so such a harness sends what must stay secret on stdin. Returns the
+        compile step's result."""
         source = {recipe.source_name(tests): recipe.text(tests).encode()}
         os.mkdir(folder, 0o755)
         if iso.user is not None:
@@ -516,7 +519,8 @@ class Executor:
             result = self.compile(recipe, tests, source, folder, env, request.compile_timeout, iso, cancel,
                                   request.cpp_std)
         if os.geteuid() == 0:
-            seal_folder(folder)
+            compiled = recipe.compile is not None and (result is None or result.return_code == 0)
+            seal_folder(folder, keep=recipe.outputs if compiled else None)
         return result
 
     @staticmethod
@@ -674,16 +678,31 @@ def _compiled(result: Optional[CommandRunResult]) -> bool:
     return result is None or (result.status == CommandRunStatus.Finished and result.return_code == 0)
 
 
-def seal_folder(folder: str) -> None:
+def seal_folder(folder: str, keep: Optional[Sequence[str]] = None) -> None:
     """``folder`` and everything in it become root's, with no write permission for anyone else (no
-    link is followed; the folder was just filled by a compile step of the run's uid)."""
+    link is followed; the folder was just filled by a compile step of the run's uid). With ``keep``
+    (compile outputs: fixed names relative to ``folder``, or ``"**/*.ext"``), everything else is
+    removed and what is kept becomes execute-only (others may run it, not read it), in a folder
+    others may pass through but not list."""
+    if keep is not None:
+        kept = {os.path.normpath(k) for k in keep if "*" not in k}
+        suffixes = tuple(k.rsplit("*", 1)[1] for k in keep if "*" in k)
+        for root, dirs, names in os.walk(folder, topdown=False):
+            for n in names:
+                path = os.path.join(root, n)
+                rel = os.path.relpath(path, folder)
+                if rel not in kept and not (suffixes and n.endswith(suffixes)):
+                    os.unlink(path)
     for root, dirs, names in os.walk(folder):
         for name in (root, *(os.path.join(root, n) for n in (*dirs, *names))):
             st = os.lstat(name)
             if stat.S_ISLNK(st.st_mode):
                 continue
             os.chown(name, 0, 0, follow_symlinks=False)
-            os.chmod(name, stat.S_IMODE(st.st_mode) & ~0o022)
+            mode = stat.S_IMODE(st.st_mode) & ~0o022
+            if keep is not None:
+                mode = 0o711 if stat.S_ISDIR(st.st_mode) else (0o711 if mode & 0o100 else 0o600)
+            os.chmod(name, mode)
 
 
 def _failed_compile(result: Optional[CommandRunResult], why: str) -> CommandRunResult:

@@ -105,6 +105,7 @@ SHAPES = [  # (prompt, a right body, the tests, g++ -std, a wrong body)
     # MultiPL-E's std::any arguments (HumanEval 22)
     ("#include<assert.h>\n#include<bits/stdc++.h>\nstd::vector<long> ints(std::vector<std::any> values) {\n",
      "    std::vector<long> out;\n    for (auto& x : values) if (x.type() == typeid(int)) out.push_back(std::any_cast<int>(x));\n"
+     "    if (values.size() == 5 && values[4].type() != typeid(const char*)) return {};\n"
      "    return out;\n",
      "}\nint main() {\n    auto candidate = ints;\n    assert(candidate((std::vector<std::any>({(std::any)4, (std::any)std::map<long,long>(), "
      "(std::any)23.2f, (std::any)9, (std::any)\"adasd\"}))) == (std::vector<long>({(long)4, (long)9})));\n}\n", None,
@@ -139,3 +140,53 @@ def test_a_type_only_a_solution_can_define_keeps_the_one_program_harness():
     spec = TestSpec(kind="harness", language="cpp", prefix=prompt, harness="\n}\nint main() {\n    assert(f(\"\") == 0);\n}\n")
     assert build_plan(spec, "").request.tests_program is None
     assert harness_isolation(spec) == "in-process"
+
+
+def test_the_solution_can_read_neither_the_tests_nor_their_program():
+    """Red team H1: the tests' source lay beside the solution, readable (a lookup table of the
+    expected values was accepted). Only the tests' binary is left, execute-only."""
+    lookup = ("    for (const char* path : {\"tests/main.cpp\", \"tests/main\"}) {\n"
+              "        std::ifstream f(path); std::stringstream ss; ss << f.rdbuf(); std::string s = ss.str();\n"
+              "        std::string key = \"candidate((\" + std::to_string(a) + \"), (\" + std::to_string(b) + \")) == (\";\n"
+              "        size_t k = s.find(key);\n"
+              "        if (k != std::string::npos) return std::stol(s.substr(k + key.size()));\n"
+              "        if (!s.empty()) return 3 - 2 * (a == -5);\n    }\n    return 42;\n")
+    assert verdict(SPEC, lookup) == Verdict.wrong_answer
+
+
+def test_the_tests_rand_is_not_the_solutions_to_replay():
+    """Red team H3: HumanEval-X's decode tests draw with unseeded rand(); the solution's process drew
+    the same numbers and rebuilt the expected string without reading its input."""
+    prompt = "#include<bits/stdc++.h>\nusing namespace std;\nstring echo(string s){\n"
+    tests = ("\n#undef NDEBUG\n#include<assert.h>\nint main(){\n    for (int i=0;i<20;i++){\n"
+             "        int l=10+rand()%11; string str=\"\";\n        for (int j=0;j<l;j++) str+=(char)(97+rand()%26);\n"
+             "        assert (echo(str) == str);\n    }\n}\n")
+    spec = TestSpec(kind="harness", language="cpp", prefix=prompt, harness=tests)
+    assert verdict(spec, "    return s;\n}\n") == Verdict.accepted
+    replay = ("    int l=10+rand()%11; string str=\"\";\n    for (int j=0;j<l;j++) str+=(char)(97+rand()%26);\n"
+              "    return str;\n}\n")
+    assert verdict(spec, replay) == Verdict.wrong_answer
+
+
+def test_exceptions_keep_their_standard_kind_and_a_solutions_globals_keep_their_names():
+    """Red team M3: the tests saw every exception as std::runtime_error; M5: <unistd.h> in the
+    solution's program made globals named sync or read a compile error."""
+    prompt = "#include<bits/stdc++.h>\nlong safe(long x) {\n"
+    tests = ("}\nint main() {\n    bool bad = false, other = false;\n"
+             "    try { safe(-1); } catch (const std::invalid_argument&) { bad = true; } catch (...) { other = true; }\n"
+             "    assert(bad && !other && safe(3) == 3);\n}\n")
+    spec = TestSpec(kind="harness", language="cpp", prefix=prompt, harness=tests)
+    assert verdict(spec, "    if (x < 0) throw std::invalid_argument(\"neg\");\n    return x;\n") == Verdict.accepted
+    assert verdict(spec, "    if (x < 0) throw std::runtime_error(\"neg\");\n    return x;\n") == Verdict.wrong_answer
+    # HumanEval-X's prompts include a few headers (not <bits/stdc++.h>, which declares them too)
+    few = TestSpec(kind="harness", language="cpp", prefix="#include<stdio.h>\n#include<vector>\nlong twice(long x){\n",
+                   harness="\n#undef NDEBUG\n#include<assert.h>\nint main(){\n    assert (twice(2) == 4);\n}\n")
+    assert verdict(few, "    return 2 * x;\n}\nint sync = 0, read = 1, pipe = 2, sleep = 3;\n") == Verdict.accepted
+
+
+def test_pointer_parameters_keep_the_one_program_harness():
+    """Red team M2: a pointer or rvalue-reference parameter cannot cross; the problem keeps one program."""
+    for header in ("long first(long* p) {\n", "long len(std::string&& s) {\n", "const char* name(long x) {\n"):
+        spec = TestSpec(kind="harness", language="cpp", prefix="#include<bits/stdc++.h>\n" + header,
+                        harness="}\nint main() {\n}\n")
+        assert build_plan(spec, "").request.tests_program is None, header

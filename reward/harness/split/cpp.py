@@ -98,6 +98,8 @@ def signature(prompt: str) -> Optional[Signature]:
     text = prompt[m.start("params"):m.end("params")].strip()
     if not set(re.findall(r"[A-Za-z_]\w*", returns + " " + text)) - {n for _, n in _names(text)} <= _TYPE_NAMES:
         return None
+    if "*" in returns + text or "&&" in text or "&" in returns:  # pointers, rvalue and returned references
+        return None
     for part in _split_top(text) if text and text != "void" else ():
         p = _PARAM.match(part)
         if p is None or "[" in part or "=" in part or p.group("name") in _KEYWORDS or not p.group("type").strip():

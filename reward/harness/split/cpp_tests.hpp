@@ -9,24 +9,39 @@
 #include <iostream>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 namespace judgebox_tests {
 
-static int requests = -1, answers = -1, marker = -1;
+static std::FILE* requests = nullptr;
+static std::FILE* answers = nullptr;
+static int marker = -1;
+
+inline bool write_all(int fd, const std::string& s) {
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += (size_t)n;
+  }
+  return true;
+}
 static std::string nonce;
 
 [[noreturn]] inline void report(const char* status, int code) {
   std::cout.flush();
   std::string line = "\n" + nonce + " " + status + "\n";
-  judgebox_wire::write_all(marker, line);
+  write_all(marker, line);
   _exit(code);
 }
 // no marker: the run is a runtime error
 [[noreturn]] inline void lost(const char* why) {
   std::cout.flush();
   std::string line = std::string("judgebox: ") + why + "\n";
-  judgebox_wire::write_all(2, line);
+  write_all(2, line);
   _exit(3);
 }
 
@@ -37,7 +52,17 @@ template <class... A> std::string request(A&... args) {
   std::string answer;
   if (!judgebox_wire::send(requests, o) || !judgebox_wire::receive(answers, answer))
     lost("the solution's process ended during a call of its function");
-  if (answer == "x") throw std::runtime_error("the solution's function raised an exception");
+  if (!answer.empty() && answer[0] == 'x') {
+    std::string what;
+    try {
+      judgebox_wire::In in{answer.data() + 2, answer.data() + answer.size()};
+      if (answer.size() < 2) throw judgebox_wire::Bad();
+      judgebox_wire::get(in, what);
+    } catch (const judgebox_wire::Bad&) {
+      lost("the solution's process answered a call with a malformed exception");
+    }
+    judgebox_wire::raise_again(answer[1], what);
+  }
   if (answer.empty() || answer[0] != 'r') lost("the solution's process answered a call with no value");
   return answer;
 }
@@ -96,8 +121,12 @@ inline void start(int argc, char** argv) {
   }
   close(req[0]);
   close(ans[1]);
-  requests = req[1];
-  answers = ans[0];
+  requests = fdopen(req[1], "wb");
+  answers = fdopen(ans[0], "rb");
+  if (!requests || !answers) lost("no stream for the solution's pipes");
+  unsigned seed = 0;  // the tests' rand() is not the solution's to replay (its process starts with the default seed)
+  if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed) lost("no random seed");
+  std::srand(seed);
   std::cout.flush();
   dup2(null_, 1);  // the tests' own prints
 }

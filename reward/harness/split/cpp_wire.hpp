@@ -10,7 +10,9 @@
 //   any (long, int, long long, double, float, bool, char, string, const char*, vector of long,
 //        double, string or any, map of long to long, string to long or string)   a<tag><value>
 // A message is <length>\n<bytes>; an answer begins with 'r' (then the result and every argument as
-// the function left it) or 'x' (the solution raised). The decoder refuses anything else.
+// the function left it) or 'x', the kind of exception and its what() (the solution raised). The decoder
+// refuses anything else. The channels are stdio streams: no <unistd.h> name (read, write, sync, link,
+// pipe, sleep ...) is declared in the solution's program, whose own globals may have those names.
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -29,8 +31,11 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <algorithm>
+#include <exception>
+#include <new>
+#include <typeinfo>
 #include <vector>
-#include <unistd.h>
 #if __cplusplus >= 201703L
 #include <any>
 #include <optional>
@@ -257,7 +262,7 @@ inline void put(Out& o, const std::any& v) {
       put_any_as<std::map<long, long>>(o, v, 'M') || put_any_as<std::map<std::string, long>>(o, v, 'N') ||
       put_any_as<std::map<std::string, std::string>>(o, v, 'T'))
     return;
-  if (v.type() == typeid(const char*)) { o += "as"; put(o, std::string(std::any_cast<const char*>(v))); return; }
+  if (v.type() == typeid(const char*)) { o += "aC"; put(o, std::string(std::any_cast<const char*>(v))); return; }
   throw std::runtime_error(std::string("judgebox: a std::any holding ") + v.type().name() + " cannot cross");
 }
 template <class T> void get_any_as(In& in, std::any& v) { T x{}; get(in, x); v = std::move(x); }
@@ -273,6 +278,10 @@ inline void get(In& in, std::any& v) {
     case 'b': get_any_as<bool>(in, v); return;
     case 'c': get_any_as<char>(in, v); return;
     case 's': get_any_as<std::string>(in, v); return;
+    case 'C': {  // a string literal: its text lives as long as the process
+      static std::deque<std::string> texts;
+      std::string x; get(in, x); texts.push_back(std::move(x)); v = texts.back().c_str(); return;
+    }
     case 'V': get_any_as<std::vector<long>>(in, v); return;
     case 'D': get_any_as<std::vector<double>>(in, v); return;
     case 'S': get_any_as<std::vector<std::string>>(in, v); return;
@@ -285,46 +294,76 @@ inline void get(In& in, std::any& v) {
 }
 #endif
 
+// ---- an exception of the solution's function: its standard kind and what(), thrown again in the tests
+inline std::string raised(std::exception_ptr e) {
+  std::string kind = "n", what;
+  try { std::rethrow_exception(e); }
+  catch (const std::invalid_argument& x) { kind = "i"; what = x.what(); }
+  catch (const std::domain_error& x) { kind = "d"; what = x.what(); }
+  catch (const std::length_error& x) { kind = "l"; what = x.what(); }
+  catch (const std::out_of_range& x) { kind = "o"; what = x.what(); }
+  catch (const std::logic_error& x) { kind = "g"; what = x.what(); }
+  catch (const std::range_error& x) { kind = "R"; what = x.what(); }
+  catch (const std::overflow_error& x) { kind = "v"; what = x.what(); }
+  catch (const std::underflow_error& x) { kind = "u"; what = x.what(); }
+  catch (const std::runtime_error& x) { kind = "t"; what = x.what(); }
+  catch (const std::bad_alloc&) { kind = "b"; }
+  catch (const std::exception& x) { kind = "e"; what = x.what(); }
+  catch (...) {}
+  std::string out = "x" + kind;
+  put(out, what);
+  return out;
+}
+struct Raised : std::exception {  // a non-standard exception of the solution (thrown 7, a class of its own)
+  const char* what() const noexcept override { return "judgebox: the solution's function raised a non-standard exception"; }
+};
+[[noreturn]] inline void raise_again(char kind, const std::string& what) {
+  switch (kind) {
+    case 'i': throw std::invalid_argument(what);
+    case 'd': throw std::domain_error(what);
+    case 'l': throw std::length_error(what);
+    case 'o': throw std::out_of_range(what);
+    case 'g': throw std::logic_error(what);
+    case 'R': throw std::range_error(what);
+    case 'v': throw std::overflow_error(what);
+    case 'u': throw std::underflow_error(what);
+    case 't': throw std::runtime_error(what);
+    case 'b': throw std::bad_alloc();
+    case 'e': throw std::runtime_error(what);
+    default: throw Raised();
+  }
+}
+
 // ---- what each argument becomes after the call: written back when the caller passed it by reference
 template <class T> void put_back(Out& o, const T& v) { put(o, v); }
 template <class T> void get_back(In& in, T& v) { get(in, v); }
 template <class T> void get_back(In& in, const T&) { T skipped{}; get(in, skipped); }
 
 // ---- messages: <length>\n<bytes>
-inline bool write_all(int fd, const std::string& s) {
-  size_t done = 0;
-  while (done < s.size()) {
-    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += (size_t)n;
-  }
-  return true;
-}
-inline bool send(int fd, const std::string& payload) {
-  return write_all(fd, std::to_string(payload.size()) + "\n" + payload);
+inline bool send(std::FILE* f, const std::string& payload) {
+  std::string head = std::to_string(payload.size()) + "\n";
+  return std::fwrite(head.data(), 1, head.size(), f) == head.size() &&
+         std::fwrite(payload.data(), 1, payload.size(), f) == payload.size() && std::fflush(f) == 0;
 }
 // false at the end of the stream or on a malformed frame
-inline bool receive(int fd, std::string& payload) {
+inline bool receive(std::FILE* f, std::string& payload) {
   std::string head;
-  char c;
   while (true) {
-    ssize_t n = ::read(fd, &c, 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    int c = std::fgetc(f);
+    if (c == EOF) return false;
     if (c == '\n') break;
     if (c < '0' || c > '9' || head.size() > 12) return false;
-    head += c;
+    head += (char)c;
   }
   if (head.empty()) return false;
   unsigned long long size = std::strtoull(head.c_str(), nullptr, 10);
-  payload.resize((size_t)size);
-  size_t done = 0;
-  while (done < payload.size()) {
-    ssize_t n = ::read(fd, &payload[done], payload.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += (size_t)n;
+  payload.clear();
+  char chunk[65536];
+  while (payload.size() < size) {
+    size_t want = (size_t)std::min<unsigned long long>(sizeof chunk, size - payload.size());
+    size_t got = std::fread(chunk, 1, want, f);
+    if (got == 0) return false;
+    payload.append(chunk, got);
   }
   return true;
 }
