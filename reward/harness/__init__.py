@@ -20,6 +20,7 @@ import ast
 import base64
 import builtins
 import functools
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Optional
@@ -74,11 +75,22 @@ def build_plan(spec: TestSpec, code: str, *, stop_on_first_failure: bool = False
     Raises:
         TestDataError: the tests cannot be turned into a program (no ``main``, no test methods, ...).
     """
-    plan = _build_plan(spec, code, stop_on_first_failure, compile_timeout)
+    plan = _build_plan(spec, writable(code), stop_on_first_failure, compile_timeout)
     if total_timeout is not None:
         plan = Plan(plan.request.model_copy(update={"total_timeout": total_timeout}), plan.nonce, plan.batched,
                     plan.isolation)
     return plan
+
+
+#: A lone UTF-16 surrogate: text no file and no UTF-8 request can hold.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def writable(code: str) -> str:
+    """``code`` with each lone surrogate (``"\\ud800"`` out of a JSON escape) replaced by U+FFFD, the
+    text a file can hold: the candidate is judged as it can be written, never refused as test data
+    (a lone surrogate made the request invalid, a masked reward, or crashed the judge)."""
+    return _SURROGATE.sub("\ufffd", code) if _SURROGATE.search(code) else code
 
 
 def _build_plan(spec: TestSpec, code: str, stop_on_first_failure: bool, compile_timeout: float) -> Plan:

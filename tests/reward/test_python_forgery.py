@@ -298,3 +298,21 @@ def test_a_program_that_floods_its_output_cannot_mask_its_wrong_answer():
     assert (r["verdict"], r["infra_error"]) == ("wrong_answer", False)
     large = TestSpec(kind="stdio", stdio=[{"stdin": "", "expected": "z" * (3 << 20) + "\n"}])
     assert judge(large, "print('z' * (3 << 20))\n").verdict == Verdict.test_data_error  # raise the limit
+
+
+@pytest.mark.parametrize("language", ["python", "cpp"])
+def test_a_lone_surrogate_in_the_answer_is_judged_never_test_data(language):
+    """Red team of issue 38: a completion holding a lone surrogate ("\\ud800", from a JSON escape) made
+    the request invalid (test_data_error, a masked reward) or crashed the judge (UnicodeEncodeError);
+    it is judged as it can be written, U+FFFD in its place."""
+    if language == "python":
+        spec = TestSpec(kind="harness", language="python", prefix="def add(a, b):\n", entry_point="add",
+                        harness="def check(candidate):\n    assert candidate(1, 2) == 3\n")
+        wrong, right = "    return a - b  # \ud800\n", "    return a + b  # \ud800\n"
+    else:
+        spec = TestSpec(kind="harness", language="cpp", prefix="#include<bits/stdc++.h>\nlong add(long a, long b) {\n",
+                        harness="\n}\nint main() {\n    auto candidate = add;\n    assert(candidate(1, 2) == 3);\n}\n")
+        wrong, right = "    return a - b; // \ud800\n", "    return a + b; // \ud800\n"
+    assert judge(spec, wrong).verdict == Verdict.wrong_answer
+    assert judge(spec, right).verdict == Verdict.accepted
+    assert compute_score("x", wrong, spec.model_dump_json())["verdict"] == "wrong_answer"
