@@ -760,4 +760,5 @@ def to_command_result(res: ProcessResult) -> CommandRunResult:
         stderr_truncated=res.stderr_truncated,
         memory_exceeded=res.memory_exceeded,
         disk_exceeded=res.disk_exceeded,
+        cpu_wait=None if res.cpu_wait is None else round(res.cpu_wait, 6),
     )

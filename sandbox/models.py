@@ -434,6 +434,9 @@ class CommandRunResult(BaseModel):
         False, description="judgebox extension: this command's stdout or stderr was cut (or emptied) because the "
         "request's response_limit_bytes, shared by every case and the compile step, ran out here, not because of "
         "its own size (output_limit_bytes)")
+    cpu_wait: Optional[float] = Field(
+        None, description="judgebox extension: for a command stopped at its time limit, the seconds it waited for "
+        "a CPU (a loaded host's doing, not the program's); None when it was not stopped")
     files: dict[str, str] = Field(default_factory=dict, description="the case's fetch_files found after "
                                                                     "the run: path -> base64 content")
 

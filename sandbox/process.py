@@ -148,6 +148,7 @@ class ProcessResult:
     memory_exceeded: bool = False
     disk_exceeded: bool = False
     spawn_error: Optional[str] = None
+    cpu_wait: Optional[float] = None  #: a stopped command's seconds waiting for a CPU (its time rule's)
 
 
 class _Capped:
@@ -379,6 +380,7 @@ def run_process(
     deadline = start + limits.time_limit
     timed_out = exited = False
     waited = 0.0  # seconds the command waited for a CPU, read at its exit when its wall time passed the limit
+    stopped_wait: Optional[float] = None  # the same, read when the command was stopped at its limit
     ended: Optional[float] = None
     drain_deadline = None
     open_pipes = 2
@@ -393,6 +395,7 @@ def run_process(
                         deadline = check
                         continue
                     timed_out = True
+                    stopped_wait = clock.allowance(clock.tree_cpu())  # before the kill: the counters are live
                     _kill_group(proc.pid)
                     if kill_all:
                         kill_all()
@@ -462,4 +465,5 @@ def run_process(
         stderr_truncated=err.truncated,
         memory_exceeded=bool(memory_exceeded and memory_exceeded()),
         disk_exceeded=bool(disk_exceeded and disk_exceeded()),
+        cpu_wait=(stopped_wait if stopped_wait is not None else waited) if timed_out else None,
     )

@@ -190,3 +190,20 @@ def test_pointer_parameters_keep_the_one_program_harness():
         spec = TestSpec(kind="harness", language="cpp", prefix="#include<bits/stdc++.h>\n" + header,
                         harness="}\nint main() {\n}\n")
         assert build_plan(spec, "").request.tests_program is None, header
+
+
+def test_a_compile_that_blocks_on_its_own_output_is_the_programs_doing(local_sandbox):
+    """Red team H2: `#include "/dev/stdout"` had g++ read its own output pipe until the compile's time
+    limit, and the judge's starved-compile rule made that infra_error (a masked reward). A stopped
+    command now says how long it waited for a CPU (cpu_wait): a compile that mostly waited on
+    something else is compile_error."""
+    from judgebox.reward.judge import _compile_verdict
+    from judgebox.sandbox.models import RunCodeRequest
+
+    r = local_sandbox.run_code(RunCodeRequest(code='#include "/dev/stdout"\nint main() {}\n', language="cpp",
+                                              compile_timeout=1))
+    result = r.compile_result
+    assert result.status.value == "TimeLimitExceeded" and result.cpu_wait is not None
+    assert result.execution_time - result.cpu_time - result.cpu_wait > 0.5 * result.execution_time
+    verdict, message = _compile_verdict(result)
+    assert verdict == Verdict.compile_error and "/dev/stdout" in message
