@@ -3,8 +3,11 @@ apart from the solution (two programs) and in one program, wall time and the san
 
 Run: ``JUDGEBOX_DATA_DIR=../shared/data python tests/bench/bench_split_cpp.py [--rounds 2]``.
 Each round judges the 161 answers both ways, in alternating order, in the embedded sandbox (its compile
-cache on: the tests' program of a problem is compiled once, as in a pass@k run or a GRPO group). It
-prints figures and asserts nothing.
+cache on: the tests' program of a problem is compiled once, as in a pass@k run or a GRPO group), then
+the split harness again with every answer made new (a comment of its own: its program compiles again,
+the tests' program comes from the cache, as for the other samples of a GRPO group). The one program
+never comes from the cache (its marker names are random per run). Clear the compile cache first for
+cold figures. It prints figures and asserts nothing.
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ def main() -> None:
             wall, cpu, counts = run(pairs, split)
             print(f"round {r} {'split' if split else 'one program'}: {len(pairs)} answers in {wall:.1f} s wall, "
                   f"{cpu:.2f} s run CPU; {counts}")
+        fresh = [(s, c + f"\n// round {r} sample {i}\n") for i, (s, c) in enumerate(pairs)]
+        wall, cpu, counts = run(fresh, True)
+        print(f"round {r} split, new answers (tests cached): {wall:.1f} s wall, {cpu:.2f} s run CPU; {counts}")
 
 
 if __name__ == "__main__":
