@@ -212,6 +212,7 @@ class _Judging:
         #: a unittest harness's test methods: (passed, ran and not skipped by the tests themselves)
         self.methods: Optional[tuple[int, int]] = None
         self.out_of_time = False  # the sandbox's max_request_seconds ran out: a test not run is a timeout
+        self._earlier: list[Optional[CommandRunResult]] = []  # what each case sent, for outputs the budget cut
 
     # the two faces ------------------------------------------------------------------------------
     def run(self, call: Callable[[RunTestsRequest], RunTestsResponse]) -> Judgement:
@@ -288,7 +289,7 @@ class _Judging:
         if self.batched:
             self.results = self.unbatch(resp.run_results[0])
             return self.summary()
-        self._earlier = [r for r in resp.run_results]  # what each case sent, for outputs the budget cut
+        self._earlier = list(resp.run_results)
         self.results = [self.one(i, run) for i, run in enumerate(resp.run_results)]
         pending = [r for r in self.results if r.verdict == Verdict.accepted and self.needs_program_checker]
         if pending:
@@ -451,7 +452,7 @@ class _Judging:
         was larger than those cases' expected outputs: then the response's shared output budget, which
         ran out at case ``i``, was used up by the program, not by the test data (whose outputs would
         need a larger ``response_limit_bytes``: :meth:`truncated_verdict` says so)."""
-        runs = getattr(self, "_earlier", [])[:i]
+        runs = self._earlier[:i]
         sent = sum(len((r.stdout or "").encode()) + len((r.stderr or "").encode()) for r in runs if r is not None)
         return sent > sum(len(c.expected.encode()) for c in self.spec.stdio[:i])
 

@@ -126,8 +126,8 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
         return _score(Judgement(verdict=Verdict.infra_error, n_total=spec.n_tests, message=str(exc)), binary, kwargs)
     stop = binary and kwargs.get("stop_on_first_failure", True)
     total = float(kwargs.get("total_timeout", 600))
-    future = _pool.submit(_judge_gated, kwargs.get("concurrent_semaphore"), spec, code, client, stop,
-                          _on_tamper(kwargs), total)
+    future = _pool.submit(_gated, kwargs.get("concurrent_semaphore"), judge, spec, code, client=client,
+                          stop_on_first_failure=stop, on_tamper=_on_tamper(kwargs), total_timeout=tests_budget(total))
     try:
         j = future.result(timeout=total)
     except concurrent.futures.TimeoutError:
@@ -221,12 +221,6 @@ def _gated(gate: Optional[threading.Semaphore], fn: Callable[..., T], *args: Any
         return fn(*args, **kw)
     with gate:
         return fn(*args, **kw)
-
-
-def _judge_gated(gate: Optional[threading.Semaphore], spec: TestSpec, code: str, client: SandboxClient,
-                 stop: bool, on_tamper: Optional[str], total_timeout: float) -> Judgement:
-    return _gated(gate, judge, spec, code, client=client, stop_on_first_failure=stop, on_tamper=on_tamper,
-                  total_timeout=tests_budget(total_timeout))
 
 
 def tests_budget(total_timeout: float) -> float:

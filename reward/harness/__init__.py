@@ -90,7 +90,7 @@ def writable(code: str) -> str:
     """``code`` with each lone surrogate (``"\\ud800"`` out of a JSON escape) replaced by U+FFFD, the
     text a file can hold: the candidate is judged as it can be written, never refused as test data
     (a lone surrogate made the request invalid, a masked reward, or crashed the judge)."""
-    return _SURROGATE.sub("\ufffd", code) if _SURROGATE.search(code) else code
+    return _SURROGATE.sub("\ufffd", code)
 
 
 def _build_plan(spec: TestSpec, code: str, stop_on_first_failure: bool, compile_timeout: float) -> Plan:

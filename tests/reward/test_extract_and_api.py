@@ -170,7 +170,8 @@ def test_compute_score_is_time_boxed_and_thread_safe():
     import threading
 
     slow = TestSpec(kind="stdio", run_timeout=30, stdio=[StdioCase(stdin="", expected="1\n")]).model_dump_json()
-    boxed = compute_score("x", "import time\ntime.sleep(20)\nprint(1)", slow, total_timeout=2)
+    # 12 s for the call: the sandbox stops the tests at tests_budget(12) = 6 s, the other 6 s are slack
+    boxed = compute_score("x", "import time\ntime.sleep(25)\nprint(1)", slow, total_timeout=12)
     assert boxed["verdict"] == "time_limit_exceeded" and boxed["infra_error"] is False and boxed["score"] == 0.0
     gate = threading.Semaphore(1)
     gate.acquire()  # the sandbox slot this call waits for never frees: no verdict within its deadline

@@ -270,15 +270,15 @@ def test_each_asserts_cpu_counts_the_work_of_the_solutions_children():
 
 
 def test_a_slow_wrong_answer_is_judged_before_the_callers_deadline_not_masked():
-    """Red team, H2: a program that sleeps just under run_timeout on each of many cases outlived
+    """Red team, H2: a program that sleeps under run_timeout on each of many cases outlived
     compute_score's total_timeout, and the sample became infra_error (a masked reward). The tests'
     own budget is sent with the request: the sandbox stops them in time and the rest are timeouts."""
     gt = TestSpec(kind="call", fn_name="f", run_timeout=1.0,
                   calls=[CallCase(args=[i], expected=2 * i) for i in range(12)]).model_dump_json()
-    slow = "```python\nimport time\ndef f(x):\n    time.sleep(0.85)\n    return -1\n```"
+    slow = "```python\nimport time\ndef f(x):\n    time.sleep(0.7)\n    return -1\n```"
     r = compute_score("t", slow, gt, total_timeout=8, score_mode="pass_rate")
     assert (r["verdict"], r["infra_error"], r["score"]) == ("wrong_answer", False, 0.0), r  # its first test
-    j = judge(TestSpec.model_validate_json(gt), "import time\ndef f(x):\n    time.sleep(0.85)\n    return 2 * x\n",
+    j = judge(TestSpec.model_validate_json(gt), "import time\ndef f(x):\n    time.sleep(0.7)\n    return 2 * x\n",
               total_timeout=3)
     assert j.verdict == Verdict.time_limit_exceeded and 0 < j.n_passed < 12, j
     assert {t.verdict for t in j.tests[j.n_passed:]} == {Verdict.time_limit_exceeded}  # stopped and not run
