@@ -25,6 +25,7 @@ from .case_reset import CaseReset, SnapshotTooLarge
 from .config import SandboxSettings
 from .errors import SandboxRequestError
 from .isolation.disk import scratch_path
+from .isolation.undumpable import LoaderUnavailable, loader_argv
 from .isolation.unit import Isolation, RunIsolation
 from .languages import (
     GO_LIBRARIES,
@@ -455,7 +456,7 @@ class Executor:
             tests = getattr(request, "tests_program", None)
             tests_dir, tests_compile = (os.path.join(workdir, TESTS_FOLDER), None) if tests is not None else (None, None)
             if tests is not None and _compiled(compile_result):
-                tests_compile = self._tests_program(recipe, tests, tests_dir, env, request, iso, cancel)
+                tests_compile, tests_argv = self._tests_program(recipe, tests, tests_dir, env, request, iso, cancel)
             absolute = {p: data for p, data in files.items() if p.startswith("/")}  # emptied by each reset
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together
@@ -467,7 +468,7 @@ class Executor:
             if _compiled(compile_result) and _compiled(tests_compile):
                 argv = recipe.argv(recipe.run, request.code, python) + list(request.args)
                 if tests is not None:  # the tests' program runs, in its folder, and starts the code's
-                    argv = recipe.argv(recipe.run, tests, python) + ["--", *argv]
+                    argv = tests_argv + ["--", *argv]
                 try:
                     reset = CaseReset(workdir, iso.scratch, iso.user) if len(cases) > 1 else None
                 except SnapshotTooLarge as exc:  # the compile step's own doing (sparse outputs): its failure
@@ -501,14 +502,18 @@ class Executor:
 
 
     def _tests_program(self, recipe: Recipe, tests: str, folder: str, env: dict[str, str], request: RunTestsRequest,
-                       iso: RunIsolation, cancel: Optional[Cancel]) -> Optional[CommandRunResult]:
+                       iso: RunIsolation, cancel: Optional[Cancel]) -> tuple[Optional[CommandRunResult], list[str]]:
         """Write ``tests`` (the request's ``tests_program``) into ``folder`` and compile it there
         (``None`` for an interpreted language). Then, when the server is root, the folder and what it
-        holds become the server's: a compiled language keeps only its compile outputs, execute-only
-        (the code's process can neither read the tests nor their expected values, nor replace them),
-        in a folder it may pass through but not list; an interpreted one's program stays readable (its
-        interpreter reads it), so such a harness sends what must stay secret on stdin. Returns the
-        compile step's result."""
+        holds become the server's: a compiled language keeps only its compile outputs (a native
+        program execute-only: the code's process can neither read the tests nor their expected values,
+        nor replace them; a JVM's classes readable, as the JVM reads them), in a folder it may pass
+        through but not list; an interpreted one's program stays readable (its interpreter reads it),
+        so such a harness sends what must stay secret on stdin. A program run by a system interpreter
+        (the JVM, Node.js, Python) is started through an execute-only copy of its dynamic loader, so
+        its process is non-dumpable from its first instruction
+        (:mod:`judgebox.sandbox.isolation.undumpable`). Returns the compile step's result and the
+        command that runs the tests' program (in ``folder``)."""
         source = {recipe.source_name(tests): recipe.text(tests).encode()}
         os.mkdir(folder, 0o755)
         if iso.user is not None:
@@ -518,10 +523,17 @@ class Executor:
         if recipe.compile:
             result = self.compile(recipe, tests, source, folder, env, request.compile_timeout, iso, cancel,
                                   request.cpp_std)
+        argv = recipe.argv(recipe.run, tests, self.settings.python)
         if os.geteuid() == 0:
             compiled = recipe.compile is not None and (result is None or result.return_code == 0)
             seal_folder(folder, keep=recipe.outputs if compiled else None)
-        return result
+            if os.path.isabs(argv[0]) or os.sep not in argv[0]:  # an interpreter, not the sealed program
+                try:
+                    argv = loader_argv(argv, folder, env.get("PATH"))
+                except LoaderUnavailable as exc:
+                    raise SandboxRequestError(f"tests_program: {recipe.name}'s tests cannot run non-dumpable "
+                                              f"({exc}); this server cannot keep their process from the code's") from exc
+        return result, argv
 
     @staticmethod
     def _case_files(iso: RunIsolation, case: TestCaseInput, index: int) -> Optional[CommandRunResult]:
@@ -682,8 +694,8 @@ def seal_folder(folder: str, keep: Optional[Sequence[str]] = None) -> None:
     """``folder`` and everything in it become root's, with no write permission for anyone else (no
     link is followed; the folder was just filled by a compile step of the run's uid). With ``keep``
     (compile outputs: fixed names relative to ``folder``, or ``"**/*.ext"``), everything else is
-    removed and what is kept becomes execute-only (others may run it, not read it), in a folder
-    others may pass through but not list."""
+    removed and what is kept becomes execute-only when it is a program (others may run it, not read
+    it) or read-only (a JVM's classes), in a folder others may pass through but not list."""
     if keep is not None:
         kept = {os.path.normpath(k) for k in keep if "*" not in k}
         suffixes = tuple(k.rsplit("*", 1)[1] for k in keep if "*" in k)
@@ -701,7 +713,7 @@ def seal_folder(folder: str, keep: Optional[Sequence[str]] = None) -> None:
             os.chown(name, 0, 0, follow_symlinks=False)
             mode = stat.S_IMODE(st.st_mode) & ~0o022
             if keep is not None:
-                mode = 0o711 if stat.S_ISDIR(st.st_mode) else (0o711 if mode & 0o100 else 0o600)
+                mode = 0o711 if stat.S_ISDIR(st.st_mode) else (0o711 if mode & 0o100 else 0o644)
             os.chmod(name, mode)
 
 

@@ -4,6 +4,8 @@ the tests start it. Real compiles and runs in the embedded sandbox, and one over
 
 from __future__ import annotations
 
+import os
+
 import httpx
 import pytest
 
@@ -65,6 +67,47 @@ def test_an_interpreted_tests_program_starts_the_code_too(local_sandbox):
     r = local_sandbox.run_tests(RunTestsRequest(code="print('code')", language="python", tests_program=tests,
                                                 cases=[{"stdin": ""}]))
     assert r.run_results[0].stdout == "tests main.py code\n", r
+
+
+#: The code's program, a child of the tests' process: what it can open of its parent under /proc.
+PEEK = {
+    "python": ("import os\n"
+               "for what in ('environ', 'mem', 'fd/1', 'maps'):\n"
+               "    try:\n"
+               "        open(f'/proc/{os.getppid()}/{what}', 'wb' if what == 'fd/1' else 'rb').close()\n"
+               "        print(what, 'opened')\n"
+               "    except OSError as exc:\n"
+               "        print(what, 'denied')\n"),
+    "java": ("public class Peek { public static void main(String[] a) {\n"
+             "  long parent = ProcessHandle.current().parent().get().pid();\n"
+             "  for (String what : new String[] {\"environ\", \"mem\", \"fd/1\", \"maps\"}) {\n"
+             "    try { java.io.File f = new java.io.File(\"/proc/\" + parent + \"/\" + what);\n"
+             "      if (what.equals(\"fd/1\")) new java.io.FileOutputStream(f).close(); else new java.io.FileInputStream(f).close();\n"
+             "      System.out.println(what + \" opened\");\n"
+             "    } catch (java.io.IOException e) { System.out.println(what + \" denied\"); } } } }\n"),
+}
+#: The tests' program: starts the code (the command after ``--``) in the working folder, prints its output.
+STARTER = {
+    "python": ("import subprocess, sys\n"
+               "code = sys.argv[sys.argv.index('--') + 1:]\n"
+               "print(subprocess.run(code, cwd='..', capture_output=True, text=True).stdout, end='')\n"),
+    "java": ("public class Tests { public static void main(String[] a) throws Exception {\n"
+             "  int i = java.util.Arrays.asList(a).indexOf(\"--\");\n"
+             "  Process p = new ProcessBuilder(java.util.Arrays.copyOfRange(a, i + 1, a.length))\n"
+             "      .directory(new java.io.File(\"..\")).redirectErrorStream(true).start();\n"
+             "  System.out.print(new String(p.getInputStream().readAllBytes())); p.waitFor(); } }\n"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="a tests' program is sealed by a root server only")
+@pytest.mark.parametrize("language", ["python", "java"])
+def test_an_interpreted_tests_program_is_closed_to_the_code_it_starts(local_sandbox, language):
+    """The tests' interpreter (Python, the JVM) runs non-dumpable: the code's process, same uid, can
+    open none of its /proc files (its memory holds the nonce, its stdout is the verdict's)."""
+    r = local_sandbox.run_tests(RunTestsRequest(code=PEEK[language], language=language,
+                                                tests_program=STARTER[language], cases=[{"stdin": ""}]))
+    assert r.run_results[0].stdout == "environ denied\nmem denied\nfd/1 denied\nmaps denied\n", r
 
 
 def test_request_files_may_not_lie_in_the_tests_folder():

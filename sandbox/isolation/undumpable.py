@@ -1,0 +1,82 @@
+"""Start a program *non-dumpable*: processes of the same uid can then neither read its memory, nor open
+its file descriptors, environment or maps under ``/proc/<pid>`` (the run's seccomp filter already
+denies ``ptrace`` and ``process_vm_readv``).
+
+A split harness's tests' program (the request's ``tests_program``) starts the solution's program as
+its child, under the same uid. A compiled tests' program is sealed execute-only, and Linux makes a
+process that runs a file it cannot read non-dumpable. An interpreter (the JVM, Node.js, Python) must
+read the files it runs, so its process would stay dumpable, and the solution could read the nonce and
+write the verdict's line through ``/proc/<tests' pid>/fd/1``. :func:`loader_argv` closes that: the
+interpreter is started through an execute-only copy of its ELF dynamic loader (``ld.so`` run as a
+program, loading the interpreter itself), so the process that execs is one that cannot read its own
+executable, and the kernel marks it non-dumpable before its first instruction (``would_dump`` in
+``fs/exec.c``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+from typing import Optional, Sequence
+
+#: The execute-only copy of the dynamic loader, in the tests' folder.
+LOADER_NAME = ".judgebox-ld.so"
+
+_PT_INTERP = 3
+
+
+class LoaderUnavailable(RuntimeError):
+    """The program cannot be started through its dynamic loader (not a dynamically linked ELF file)."""
+
+
+def elf_interpreter(path: str) -> Optional[str]:
+    """The ``PT_INTERP`` path of the 64-bit little-endian ELF file ``path`` (its dynamic loader), or
+    ``None`` (not such a file, or statically linked). Format: the System V ABI's ELF header and
+    program header table (``e_phoff`` at byte 32, ``e_phentsize``/``e_phnum`` at 54/56)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+            if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
+                return None
+            phoff, = struct.unpack_from("<Q", head, 32)
+            phentsize, phnum = struct.unpack_from("<HH", head, 54)
+            f.seek(phoff)
+            table = f.read(phentsize * phnum)
+            for i in range(phnum):
+                kind, _, offset, _, _, size = struct.unpack_from("<IIQQQQ", table, i * phentsize)
+                if kind == _PT_INTERP:
+                    f.seek(offset)
+                    return f.read(size).rstrip(b"\0").decode()
+    except OSError:
+        return None
+    return None
+
+
+def loader_argv(argv: Sequence[str], folder: str, path_env: Optional[str]) -> list[str]:
+    """``argv`` (a system program's command, found on ``path_env``) as a command that runs the same
+    program through an execute-only, root-owned copy of its dynamic loader placed in ``folder``
+    (:data:`LOADER_NAME`, run relative to ``folder``, the command's working folder). The program
+    is loaded from its real path (so ``$ORIGIN`` finds its libraries), with ``argv[0]`` kept as the
+    program sees it (``--argv0``: a virtual environment's ``python`` stays one).
+
+    Raises:
+        LoaderUnavailable: the program is not found, or is not a dynamically linked ELF executable
+            (a script, a static binary).
+    """
+    found = shutil.which(argv[0], path=path_env)
+    if found is None:
+        raise LoaderUnavailable(f"{argv[0]!r} is not on PATH")
+    real = os.path.realpath(found)
+    interp = elf_interpreter(real)
+    if interp is None:
+        raise LoaderUnavailable(f"{real} is not a dynamically linked ELF executable")
+    copy = os.path.join(folder, LOADER_NAME)
+    if not os.path.exists(copy):
+        shutil.copyfile(interp, copy)
+        os.chown(copy, 0, 0)
+        os.chmod(copy, 0o711)
+    return [f"./{LOADER_NAME}", "--argv0", found, real, *argv[1:]]
+
+
+__all__ = ["LOADER_NAME", "LoaderUnavailable", "elf_interpreter", "loader_argv"]
