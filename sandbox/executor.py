@@ -25,7 +25,7 @@ from .case_reset import CaseReset, SnapshotTooLarge
 from .config import SandboxSettings
 from .errors import SandboxRequestError
 from .isolation.disk import scratch_path
-from .isolation.undumpable import LoaderUnavailable, loader_argv
+from .isolation.undumpable import LoaderUnavailable, class_archive, loader_argv
 from .isolation.unit import Isolation, RunIsolation
 from .languages import (
     GO_LIBRARIES,
@@ -229,10 +229,11 @@ class Executor:
     def command(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
                 iso: RunIsolation, stdin: Optional[str], cancel: Optional[Cancel] = None,
                 output_left: Optional[int] = None, wall_clock: bool = True,
-                preload: tuple[str, ...] = ()) -> CommandRunResult:
+                preload: tuple[str, ...] = (), pass_fds: Sequence[int] = ()) -> CommandRunResult:
         """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after
         ``stdin``; ``output_left``, ``wall_clock``: see :meth:`limits`; ``preload``: a Python script
-        is forked with these modules imported (:meth:`forkserver_for`).
+        is forked with these modules imported (:meth:`forkserver_for`); ``pass_fds``: descriptors the
+        command keeps (a sealed JVM tests' program's classes).
 
         Raises:
             Cancelled: ``cancel`` was cancelled before the command started; cancelling it while the
@@ -241,27 +242,29 @@ class Executor:
         limits = self.limits(timeout, output_left, wall_clock)
         if cancel is None:
             return to_command_result(self._process(argv, workdir, env, limits, iso, stdin, iso.preexec,
-                                                    preload=preload))
+                                                    preload=preload, pass_fds=pass_fds))
         cancel.check()
         kill = CommandKill(iso)
         with cancel.watching(kill):
             try:
-                res = self._process(argv, workdir, env, limits, iso, stdin, kill.preexec, kill.started, preload)
+                res = self._process(argv, workdir, env, limits, iso, stdin, kill.preexec, kill.started, preload,
+                                    pass_fds)
             finally:
                 kill.finished()
         return to_command_result(res)
 
     def _process(self, argv: Sequence[str], workdir: str, env: dict[str, str], limits: RunLimits,
                  iso: RunIsolation, stdin: Optional[str], preexec: Optional[Callable[[], None]],
-                 started: Optional[Callable[[int], None]] = None, preload: tuple[str, ...] = ()) -> ProcessResult:
+                 started: Optional[Callable[[int], None]] = None, preload: tuple[str, ...] = (),
+                 pass_fds: Sequence[int] = ()) -> ProcessResult:
         fork = (self.forkserver_for(preload) if self.forkserver is not None and iso.setup is not None
-                and is_script_command(argv, self.settings.python) else None)
+                and not pass_fds and is_script_command(argv, self.settings.python) else None)
         return run_process(
             argv, cwd=workdir, env=env, limits=limits, stdin=(stdin or "").encode(),
             preexec=preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
             memory_exceeded=iso.memory_exceeded, seal=iso.seal, disk_exceeded=iso.disk_exceeded,
             cpu_seconds=iso.cpu_seconds, spawning=iso.spawning, forkserver=fork, setup=iso.setup,
-            started=started, pids=iso.pids,
+            started=started, pids=iso.pids, pass_fds=pass_fds,
         )
 
     def forkserver_for(self, preload: tuple[str, ...]) -> Optional[ForkServer]:
@@ -439,7 +442,7 @@ class Executor:
         files = {recipe.source_name(request.code): recipe.text(request.code).encode(), **decode_files(request.files)}
         with self.isolation.for_run(self.root, self.memory_MB(request.memory_limit_MB),
                                     request.disk_limit_MB) as iso, \
-                self.workdir(files, iso) as workdir:
+                self.workdir(files, iso) as workdir, contextlib.ExitStack() as held:
             env = self.env(workdir, iso, recipe)
             self._before_go_build(recipe)
             preload = usable_preload(request.forkserver_preload, [*files, *(p for c in cases for p in c.files)])
@@ -455,8 +458,11 @@ class Executor:
                                               iso, cancel, request.cpp_std)
             tests = getattr(request, "tests_program", None)
             tests_dir, tests_compile = (os.path.join(workdir, TESTS_FOLDER), None) if tests is not None else (None, None)
+            tests_fds: list[int] = []
             if tests is not None and _compiled(compile_result):
-                tests_compile, tests_argv = self._tests_program(recipe, tests, tests_dir, env, request, iso, cancel)
+                tests_compile, tests_argv, tests_fds = self._tests_program(recipe, tests, tests_dir, env, request, iso,
+                                                                           cancel)
+                held.callback(lambda: [os.close(fd) for fd in tests_fds])
             absolute = {p: data for p, data in files.items() if p.startswith("/")}  # emptied by each reset
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
             budget = FetchBudget(self.settings.fetch_limit_bytes)  # the request's, all cases together
@@ -484,7 +490,8 @@ class Executor:
                     capped = output.left // 2 < self.settings.output_limit_bytes  # each stream's cap is the budget's
                     runs[i] = r = charged(self._case_files(iso, case, i)
                                           or self.command(argv, tests_dir or workdir, env, timeout, iso, case.stdin,
-                                                          cancel, output.left, preload=preload), output, capped)
+                                                          cancel, output.left, preload=preload, pass_fds=tests_fds),
+                                          output, capped)
                     if case.fetch_files:
                         r.files = fetch_run_files(iso, case.fetch_files, budget)
                     if clock.ran(r) or (stop_on_first_failure and overall_status(r) != RunStatus.Success):
@@ -502,18 +509,21 @@ class Executor:
 
 
     def _tests_program(self, recipe: Recipe, tests: str, folder: str, env: dict[str, str], request: RunTestsRequest,
-                       iso: RunIsolation, cancel: Optional[Cancel]) -> tuple[Optional[CommandRunResult], list[str]]:
+                       iso: RunIsolation, cancel: Optional[Cancel]) -> tuple[Optional[CommandRunResult], list[str],
+                                                                             list[int]]:
         """Write ``tests`` (the request's ``tests_program``) into ``folder`` and compile it there
         (``None`` for an interpreted language). Then, when the server is root, the folder and what it
         holds become the server's: a compiled language keeps only its compile outputs (a native
         program execute-only: the code's process can neither read the tests nor their expected values,
-        nor replace them; a JVM's classes readable, as the JVM reads them), in a folder it may pass
-        through but not list; an interpreted one's program stays readable (its interpreter reads it),
-        so such a harness sends what must stay secret on stdin. A program run by a system interpreter
-        (the JVM, Node.js, Python) is started through an execute-only copy of its dynamic loader, so
-        its process is non-dumpable from its first instruction
-        (:mod:`judgebox.sandbox.isolation.undumpable`). Returns the compile step's result and the
-        command that runs the tests' program (in ``folder``)."""
+        nor replace them), in a folder it may pass through but not list; a JVM's classes leave the
+        folder for a sealed archive in memory that only the tests' process holds
+        (:func:`judgebox.sandbox.isolation.undumpable.class_archive`); an interpreted one's program
+        stays readable (its interpreter reads it), so such a harness sends what must stay secret on
+        stdin. A program run by a system interpreter (the JVM, Node.js, Python) is started through an
+        execute-only copy of its dynamic loader, so its process is non-dumpable from its first
+        instruction (:mod:`judgebox.sandbox.isolation.undumpable`). Returns the compile step's result,
+        the command that runs the tests' program (in ``folder``) and the descriptors it keeps (the
+        caller closes them)."""
         source = {recipe.source_name(tests): recipe.text(tests).encode()}
         os.mkdir(folder, 0o755)
         if iso.user is not None:
@@ -523,17 +533,24 @@ class Executor:
         if recipe.compile:
             result = self.compile(recipe, tests, source, folder, env, request.compile_timeout, iso, cancel,
                                   request.cpp_std)
-        argv = recipe.argv(recipe.run, tests, self.settings.python)
+        argv, fds = recipe.argv(recipe.run, tests, self.settings.python), []
         if os.geteuid() == 0:
             compiled = recipe.compile is not None and (result is None or result.return_code == 0)
+            if compiled and "-cp" in argv and any(k.endswith(".class") for k in recipe.outputs):
+                fd = class_archive(folder)
+                fds.append(fd)
+                at = argv.index("-cp") + 1
+                argv[at] = ":".join(f"/proc/self/fd/{fd}" if p == "." else p for p in argv[at].split(":"))
             seal_folder(folder, keep=recipe.outputs if compiled else None)
             if os.path.isabs(argv[0]) or os.sep not in argv[0]:  # an interpreter, not the sealed program
                 try:
                     argv = loader_argv(argv, folder, env.get("PATH"))
                 except LoaderUnavailable as exc:
+                    for fd in fds:
+                        os.close(fd)
                     raise SandboxRequestError(f"tests_program: {recipe.name}'s tests cannot run non-dumpable "
                                               f"({exc}); this server cannot keep their process from the code's") from exc
-        return result, argv
+        return result, argv, fds
 
     @staticmethod
     def _case_files(iso: RunIsolation, case: TestCaseInput, index: int) -> Optional[CommandRunResult]:

@@ -196,7 +196,7 @@ class _SetupFailed(Exception):
 
 
 def _spawn(argv: Sequence[str], cwd: str, env: dict[str, str], child_setup: Callable[[], None],
-           spawning: Callable[[], ContextManager[None]]) -> _Started:
+           spawning: Callable[[], ContextManager[None]], pass_fds: Sequence[int] = ()) -> _Started:
     """Start ``argv`` with ``subprocess`` (fork + set-up + exec).
 
     Raises:
@@ -208,7 +208,7 @@ def _spawn(argv: Sequence[str], cwd: str, env: dict[str, str], child_setup: Call
             with spawning():
                 proc = subprocess.Popen(
                     list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+                    stderr=subprocess.PIPE, start_new_session=True, close_fds=True, pass_fds=tuple(pass_fds),
                     preexec_fn=child_setup,
                 )
             proc.returncode = 0  # reaped by run_process itself (os.wait4), never by Popen
@@ -299,6 +299,7 @@ def run_process(
     setup: Optional[ChildSetup] = None,
     started: Optional[Callable[[int], None]] = None,
     pids: Optional[Callable[[], Iterable[int]]] = None,
+    pass_fds: Sequence[int] = (),
 ) -> ProcessResult:
     """Run ``argv`` to completion or timeout and return its outcome.
 
@@ -328,6 +329,8 @@ def run_process(
         started: called with the child's pid once it is started (server side).
         pids: the run's processes now (its cgroup's), whose waits for a CPU the time rule forgives
             (:class:`Clock`); without it, only the main process's.
+        pass_fds: descriptors the child keeps, at the same numbers (``subprocess``'s ``pass_fds``;
+            such a command is never forked from ``forkserver``).
 
     Returns:
         a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set,
@@ -336,7 +339,7 @@ def run_process(
     """
     clock = Clock(limits, cpu_seconds, pids)
     proc: Optional[_Started] = None
-    if forkserver is not None:
+    if forkserver is not None and not pass_fds:
         try:
             proc = _fork(forkserver, argv, cwd, env, limits, setup, user, group, spawning)
         except ForkServerUnavailable:
@@ -345,7 +348,8 @@ def run_process(
             return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=str(exc))
     if proc is None:
         try:
-            proc = _spawn(argv, cwd, env, compose(command_rlimits(limits), preexec, user, group, seal), spawning)
+            proc = _spawn(argv, cwd, env, compose(command_rlimits(limits), preexec, user, group, seal), spawning,
+                          pass_fds)
         except OSError as exc:
             status = program_exec_status(argv, cwd, exc)
             if status is None:

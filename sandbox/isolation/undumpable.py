@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import struct
+import zipfile
 from typing import Optional, Sequence
 
 #: The execute-only copy of the dynamic loader, in the tests' folder.
@@ -28,6 +29,30 @@ _PT_INTERP = 3
 
 class LoaderUnavailable(RuntimeError):
     """The program cannot be started through its dynamic loader (not a dynamically linked ELF file)."""
+
+
+def class_archive(folder: str) -> int:
+    """Move the ``.class`` files under ``folder`` into a jar in memory (a ``memfd``, unnamed) and
+    return its descriptor; the files are removed. The tests' JVM is given the descriptor and
+    ``/proc/self/fd/<n>`` as its class path: only its own process can open that path (the solution's,
+    its child, neither inherits the descriptor, as Java's process start closes every descriptor past
+    2, nor may open the non-dumpable JVM's ``/proc`` entries), so the tests' compiled expected values
+    are nowhere the solution can read them. Format: a zip archive with the classes at their paths
+    under ``folder`` (a jar without a manifest)."""
+    fd = os.memfd_create("judgebox-tests-classes", os.MFD_CLOEXEC)
+    try:
+        with os.fdopen(os.dup(fd), "wb") as raw, zipfile.ZipFile(raw, "w", zipfile.ZIP_STORED) as jar:
+            for root, _, names in os.walk(folder):
+                for name in names:
+                    if name.endswith(".class"):
+                        path = os.path.join(root, name)
+                        jar.write(path, os.path.relpath(path, folder))
+                        os.unlink(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    os.set_inheritable(fd, True)
+    return fd
 
 
 def elf_interpreter(path: str) -> Optional[str]:
@@ -79,4 +104,4 @@ def loader_argv(argv: Sequence[str], folder: str, path_env: Optional[str]) -> li
     return [f"./{LOADER_NAME}", "--argv0", found, real, *argv[1:]]
 
 
-__all__ = ["LOADER_NAME", "LoaderUnavailable", "elf_interpreter", "loader_argv"]
+__all__ = ["LOADER_NAME", "LoaderUnavailable", "class_archive", "elf_interpreter", "loader_argv"]
