@@ -35,6 +35,7 @@ from .names import tests_names
 from .python import runner_request
 from .runner import count_tests
 from .split import cpp as split_cpp
+from .split import java as split_java
 
 #: Dataset language names -> sandbox language names.
 LANGUAGE_ALIASES = {
@@ -133,9 +134,14 @@ def split_programs(spec: TestSpec, code: str) -> Optional[tuple[str, str]]:
     """``(the solution's program, the tests' program)`` of a function-call harness whose tests run
     apart from the solution (:mod:`judgebox.reward.harness.split`), or ``None``: its language has no
     split harness yet, or the prompt's entry function cannot be read (the one-program harness)."""
-    if spec.kind != "harness" or sandbox_language(spec) != "cpp":
+    builder = _SPLIT.get(sandbox_language(spec))
+    if spec.kind != "harness" or builder is None:
         return None
-    return split_cpp.build(spec.prefix if spec.prompt is None else spec.prompt, spec.prefix + code, spec.harness or "")
+    return builder(spec.prefix if spec.prompt is None else spec.prompt, spec.prefix + code, spec.harness or "")
+
+
+#: The languages whose function-call tests run apart from the solution: their program builders.
+_SPLIT = {"cpp": split_cpp.build, "java": split_java.build}
 
 
 def forgeable(spec: TestSpec) -> bool:

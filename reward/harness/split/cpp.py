@@ -34,6 +34,7 @@ from typing import Optional
 from judgebox.reward.tamper.lexer import blank_comments, code_only
 
 from ..multipl.markers import FAIL_JSON, OK_JSON
+from .text import closing_brace, split_top
 
 #: The entry function's header at the end of the prompt: return type on the header's line.
 _HEADER = re.compile(r"(?P<ret>[^;{}()#\n]*?)(?<![\w:])(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^{};]*)\)\s*\{\s*$")
@@ -70,21 +71,6 @@ def _resource(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text()
 
 
-def _split_top(text: str) -> list[str]:
-    """``text`` split at the commas outside ``<>``, ``()`` and ``[]``."""
-    parts, depth, last = [], 0, 0
-    for i, c in enumerate(text):
-        if c in "<([":
-            depth += 1
-        elif c in ">)]":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[last:i])
-            last = i + 1
-    parts.append(text[last:])
-    return [p.strip() for p in parts]
-
-
 def signature(prompt: str) -> Optional[Signature]:
     """The entry function's header that ``prompt`` ends with, or ``None`` if it cannot be read."""
     structure = code_only(blank_comments(prompt, "cpp"), "cpp")
@@ -100,7 +86,7 @@ def signature(prompt: str) -> Optional[Signature]:
         return None
     if "*" in returns + text or "&&" in text or "&" in returns:  # pointers, rvalue and returned references
         return None
-    for part in _split_top(text) if text and text != "void" else ():
+    for part in split_top(text) if text and text != "void" else ():
         p = _PARAM.match(part)
         if p is None or "[" in part or "=" in part or p.group("name") in _KEYWORDS or not p.group("type").strip():
             return None
@@ -111,25 +97,11 @@ def signature(prompt: str) -> Optional[Signature]:
 def _names(params: str) -> list[tuple[str, str]]:
     """``(type, name)`` of each parameter as far as :data:`_PARAM` reads it (for the type check)."""
     found = []
-    for part in _split_top(params) if params and params != "void" else ():
+    for part in split_top(params) if params and params != "void" else ():
         p = _PARAM.match(part)
         if p is not None:
             found.append((p.group("type"), p.group("name")))
     return found
-
-
-def _body_end(text: str, brace: int) -> Optional[int]:
-    """The index of the ``}`` that closes the ``{`` at ``brace`` (strings and comments skipped)."""
-    structure = code_only(blank_comments(text, "cpp"), "cpp")
-    depth = 0
-    for i in range(brace, len(structure)):
-        if structure[i] == "{":
-            depth += 1
-        elif structure[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
 
 
 def _literal(json_text: str) -> str:
@@ -146,7 +118,7 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     main = _MAIN.search(code_only(blank_comments(tests, "cpp"), "cpp"))
     if sig is None or main is None:
         return None
-    end = _body_end(tests, main.end() - 1)
+    end = closing_brace(code_only(blank_comments(tests, "cpp"), "cpp"), main.end() - 1)
     if end is None:
         return None
     wire = _resource("cpp_wire.hpp")
