@@ -436,7 +436,8 @@ class CommandRunResult(BaseModel):
         "its own size (output_limit_bytes)")
     cpu_wait: Optional[float] = Field(
         None, description="judgebox extension: for a command stopped at its time limit, the seconds it waited for "
-        "a CPU (a loaded host's doing, not the program's); None when it was not stopped")
+        "a CPU (a loaded host's doing, not the program's): the longest run-queue wait of any of its processes (a "
+        "compiler's, not only its driver's); None when it was not stopped")
     files: dict[str, str] = Field(default_factory=dict, description="the case's fetch_files found after "
                                                                     "the run: path -> base64 content")
 

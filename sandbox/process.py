@@ -148,7 +148,7 @@ class ProcessResult:
     memory_exceeded: bool = False
     disk_exceeded: bool = False
     spawn_error: Optional[str] = None
-    cpu_wait: Optional[float] = None  #: a stopped command's seconds waiting for a CPU (its time rule's)
+    cpu_wait: Optional[float] = None  #: a stopped command's longest run-queue wait of any of its processes
 
 
 class _Capped:
@@ -399,7 +399,7 @@ def run_process(
                         deadline = check
                         continue
                     timed_out = True
-                    stopped_wait = clock.allowance(clock.tree_cpu())  # before the kill: the counters are live
+                    stopped_wait = clock.waited()  # before the kill: the counters are live
                     _kill_group(proc.pid)
                     if kill_all:
                         kill_all()

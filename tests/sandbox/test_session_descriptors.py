@@ -136,7 +136,9 @@ def test_a_killed_server_leaves_nothing_its_next_start_does_not_clean(workdir_ro
         while any(leftovers(first.process.pid, root).values()) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not any(leftovers(first.process.pid, root).values()), leftovers(first.process.pid, root)
-        info = httpx.post(f"{second.url}/sessions", json={}, timeout=120).json()
+        started = httpx.post(f"{second.url}/sessions", json={}, timeout=120)
+        assert started.status_code == 200, started.text
+        info = started.json()
         cell = httpx.post(f"{second.url}/sessions/{info['session_id']}/run", json={"code": "print(3)"}, timeout=60,
                           headers={"X-Session-Token": info["session_token"]}).json()
         assert cell["stdout"] == "3\n"
