@@ -6,7 +6,9 @@
 - ``assert`` in Python: one runner process runs every assert in order (as MBPP's own harness does)
   and reports a nonce-prefixed line per assert, then a final one; its time limit is
   ``run_timeout`` per assert, and an assert that took longer than ``run_timeout`` is a timeout.
-- ``harness`` in other languages: :mod:`judgebox.reward.harness.multipl` builds one test program per
+- ``harness`` in other languages: C++, Java and Rust function-call tests run apart from the solution
+  (:mod:`judgebox.reward.harness.split`: a tests' program and the solution's, the sandbox's
+  ``tests_program``); elsewhere :mod:`judgebox.reward.harness.multipl` builds one test program per
   submission that prints the nonce marker after its tests.
 
 Python ``call``/``assert``/entry-point ``harness`` tests that only call the solution run apart from it
@@ -36,6 +38,7 @@ from .python import runner_request
 from .runner import count_tests
 from .split import cpp as split_cpp
 from .split import java as split_java
+from .split import rust as split_rust
 
 #: Dataset language names -> sandbox language names.
 LANGUAGE_ALIASES = {
@@ -141,7 +144,7 @@ def split_programs(spec: TestSpec, code: str) -> Optional[tuple[str, str]]:
 
 
 #: The languages whose function-call tests run apart from the solution: their program builders.
-_SPLIT = {"cpp": split_cpp.build, "java": split_java.build}
+_SPLIT = {"cpp": split_cpp.build, "java": split_java.build, "rust": split_rust.build}
 
 
 def forgeable(spec: TestSpec) -> bool:
@@ -166,8 +169,9 @@ def stdio_case(spec: TestSpec, case: StdioCase) -> dict:
 def harness_isolation(spec: TestSpec) -> Optional[str]:
     """Where a spec's tests run: ``"process"`` (apart from the solution, which they reach through
     proxies and plain data) or ``"in-process"``; ``None`` for stdio. Other languages than Python:
-    ``"process"`` where a split harness builds the tests' program (C++ whose prompt ends with a
-    readable entry function), else ``"in-process"`` (the solution and the tests are one program).
+    ``"process"`` where a split harness builds the tests' program (C++, Java and Rust whose prompt
+    ends with an entry function whose types can cross), else ``"in-process"`` (the solution and the
+    tests are one program).
 
     Decided from the tests alone, never from the solution: ``call`` problems and tests that only call
     the solution's (or the prompt's) functions with data run in their own process. Tests that need

@@ -25,15 +25,6 @@ def verdict(spec: TestSpec, code: str) -> Verdict:
     return j.verdict
 
 
-def test_the_tests_run_apart_and_the_harness_says_so():
-    plan = build_plan(SPEC, RIGHT)
-    assert plan.request.tests_program is not None and "return a + b" not in plan.request.tests_program
-    assert harness_isolation(SPEC) == "process"
-    j = judge(SPEC, RIGHT)
-    assert (j.verdict, j.forgeable, j.tests[0].harness_isolation) == (Verdict.accepted, False, "process")
-    assert verdict(SPEC, WRONG) == Verdict.wrong_answer
-
-
 #: Each a wrong answer that also tries to forge the verdict (issue 38's kinds), aimed only at the run.
 #: A completion continues the prompt's function; to add code after it, it closes the function and
 #: opens a namespace that the tests' leading ``}`` closes.

@@ -31,16 +31,6 @@ def verdict(spec: TestSpec, code: str) -> Verdict:
     return judge(spec, code).verdict
 
 
-def test_the_tests_run_apart_and_the_harness_says_so():
-    plan = build_plan(SPEC, RIGHT)
-    assert plan.request.tests_program is not None and "return a + b" not in plan.request.tests_program
-    assert "assert(add" not in plan.request.code  # the solution's program holds none of the tests
-    assert harness_isolation(SPEC) == "process"
-    j = judge(SPEC, RIGHT)
-    assert (j.verdict, j.forgeable, j.tests[0].harness_isolation) == (Verdict.accepted, False, "process")
-    assert verdict(SPEC, WRONG) == Verdict.wrong_answer
-
-
 #: Each a wrong answer that also tries to forge the verdict (issue 38's kinds), aimed only at the run.
 FORGERIES = {
     # code before the tests: a static initialiser reads stdin (the nonce) and prints the OK marker
@@ -81,11 +71,6 @@ FORGERIES = {
                  "                if (k >= 0) return Long.parseLong(s.substring(k + key.length(), s.indexOf('l', k + key.length())));\n"
                  "            }\n        } catch (Exception e) {}\n        return a - b;\n"),
 }
-
-
-@pytest.mark.parametrize("kind", sorted(FORGERIES))
-def test_a_wrong_answer_that_forges_is_a_wrong_answer(kind):
-    assert verdict(SPEC, FORGERIES[kind]) == Verdict.wrong_answer
 
 
 def test_killing_the_tests_or_exiting_early_is_never_a_pass():

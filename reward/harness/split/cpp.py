@@ -25,16 +25,12 @@ one-program harness (:mod:`judgebox.reward.harness.multipl.cpp`, ``forgeable``).
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Optional
 
-from judgebox.reward.tamper.lexer import blank_comments, code_only
-
 from ..multipl.markers import FAIL_JSON, OK_JSON
-from .text import closing_brace, split_top
+from .text import blanked, closing_brace, resource, split_top
 
 #: The entry function's header at the end of the prompt: return type on the header's line.
 _HEADER = re.compile(r"(?P<ret>[^;{}()#\n]*?)(?<![\w:])(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^{};]*)\)\s*\{\s*$")
@@ -66,14 +62,9 @@ class Signature:
     start: int
 
 
-@functools.lru_cache(maxsize=None)
-def _resource(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text()
-
-
 def signature(prompt: str) -> Optional[Signature]:
     """The entry function's header that ``prompt`` ends with, or ``None`` if it cannot be read."""
-    structure = code_only(blank_comments(prompt, "cpp"), "cpp")
+    structure = blanked(prompt, "cpp")
     m = _HEADER.search(structure.rstrip() + "\n")
     if m is None:
         return None
@@ -115,13 +106,13 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     function and the declarations before it. ``None`` when the one-program harness must serve (see
     the module docstring)."""
     sig = signature(prompt)
-    main = _MAIN.search(code_only(blank_comments(tests, "cpp"), "cpp"))
+    main = _MAIN.search(blanked(tests, "cpp"))
     if sig is None or main is None:
         return None
-    end = closing_brace(code_only(blank_comments(tests, "cpp"), "cpp"), main.end() - 1)
+    end = closing_brace(blanked(tests, "cpp"), main.end() - 1)
     if end is None:
         return None
-    wire = _resource("cpp_wire.hpp")
+    wire = resource("cpp_wire.hpp")
     before, body = tests[:main.start()], tests[main.end():end]
     # the solution's program: the prompt, the completion, the tests' text before main, a server
     includes = _INCLUDES.match(program).group(0)
@@ -137,7 +128,7 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     program = program + before
     spliced = program.replace("\\\n", "").replace("\\\r\n", "")
     undef = sorted(set(_DEFINE.findall(spliced)) & set(re.findall(r"[A-Za-z_]\w*", server)))
-    solution = (includes + wire + _resource("cpp_solution.hpp") + program[len(includes):] + "\n"
+    solution = (includes + wire + resource("cpp_solution.hpp") + program[len(includes):] + "\n"
                 + "".join(f"#undef {n}\n" for n in undef) + server)
     # the tests' program: the prompt before the header, the proxy, the tests (their main renamed)
     params = ", ".join(f"{t} {n}" for t, n in sig.params)
@@ -145,10 +136,10 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
              f"  return judgebox_tests::Call<{sig.returns}>::run({', '.join(n for _, n in sig.params)});\n}}\n")
     head = prompt[:sig.start]
     head_includes = _INCLUDES.match(head).group(0)
-    opening = re.match(r"\s*\}", code_only(blank_comments(before, "cpp"), "cpp"))  # MultiPL-E closes the entry
+    opening = re.match(r"\s*\}", blanked(before, "cpp"))  # MultiPL-E closes the entry
     helpers = before[opening.end():] if opening else before
     fail = _literal(FAIL_JSON)
-    tests_program = (head_includes + wire + _resource("cpp_tests.hpp") + head[len(head_includes):] + "\n" + proxy + helpers
+    tests_program = (head_includes + wire + resource("cpp_tests.hpp") + head[len(head_includes):] + "\n" + proxy + helpers
                      + f"\n#undef assert\n#define assert(...) ((__VA_ARGS__) ? (void)0 : judgebox_tests::report({fail}, 1))\n"
                      + f"int judgebox_tests_main({tests[main.start('params'):main.end('params')]}) {{" + body
                      + "\nreturn 0;\n}\n" + tests[end + 1:] + "\n"

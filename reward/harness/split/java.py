@@ -28,16 +28,12 @@ the wire carries (a class of the prompt's own), or the class declares a second m
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Optional
 
-from judgebox.reward.tamper.lexer import blank_comments, code_only
-
 from ..multipl.markers import FAIL, OK
-from .text import closing_brace, split_top
+from .text import blanked, closing_brace, resource, split_top
 
 _HEADER = re.compile(r"(?m)^[ \t]*(?P<mods>(?:\b(?:public|private|protected|static|final|synchronized|strictfp)\s+)*)"
                      r"(?P<ret>[\w$.<>\[\], ?]+?)\s+(?P<name>[A-Za-z_$][\w$]*)\s*\((?P<params>[^()]*)\)\s*"
@@ -64,18 +60,9 @@ class Signature:
     static: bool
 
 
-@functools.lru_cache(maxsize=None)
-def _resource(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text()
-
-
-def _structure(text: str) -> str:
-    return code_only(blank_comments(text, "java"), "java")
-
-
 def signature(prompt: str) -> Optional[Signature]:
     """The entry method whose header ``prompt`` ends with, or ``None`` (see :func:`build`)."""
-    structure = _structure(prompt)
+    structure = blanked(prompt, "java")
     m = _HEADER.search(structure.rstrip())
     owners = list(_CLASS.finditer(structure, 0, m.start() if m else 0))
     if m is None or not owners or m.group("ret").strip() in ("new", "return", "else") or "<" in m.group("mods"):
@@ -104,7 +91,7 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     them, with a ``public static void main(String[] args)``); ``prompt`` is the problem's, read for
     the entry method and its class. ``None`` when the one-program harness must serve."""
     sig = signature(prompt)
-    structure = _structure(tests)
+    structure = blanked(tests, "java")
     main = _MAIN.search(structure)
     if sig is None or main is None:
         return None
@@ -121,11 +108,11 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     kept = (tests[:structure.rfind("\n", 0, own[-1].start()) + 1] if own and not closes
             else tests[:start] + tests[end + 1:])
     solution = program + kept
-    owned = _structure(solution)
+    owned = blanked(solution, "java")
     for found in reversed(list(_MAIN.finditer(owned))):  # the solution's own main is not an entry point
         solution = solution[:found.start("name")] + "judgeboxOwnMain" + solution[found.end("name"):]
-    solution += (_resource("java_wire.java")
-                 + _resource("java_solution.java").replace("JUDGEBOX_OWNER", sig.owner)
+    solution += (resource("java_wire.java")
+                 + resource("java_solution.java").replace("JUDGEBOX_OWNER", sig.owner)
                  .replace("JUDGEBOX_NAME", f'"{sig.name}"'))
     # the tests' program: the prompt, the proxy, the tests (their main renamed), the runner
     args = f"new Object[] {{{', '.join(sig.params)}}}"
@@ -135,7 +122,7 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     renamed = tests[:main.start("name")] + "judgeboxTestsMain" + tests[main.end("name"):]
     tests_program = prompt + proxy + ("" if closes else "    }\n}\n") + renamed
     runner_owner = (own[-1].group("name") if own else sig.owner)
-    tests_program += (_resource("java_wire.java")
-                      + _resource("java_tests.java").replace("JUDGEBOX_OWNER", runner_owner)
+    tests_program += (resource("java_wire.java")
+                      + resource("java_tests.java").replace("JUDGEBOX_OWNER", runner_owner)
                       .replace("JUDGEBOX_FAIL", f'"{FAIL}"').replace("JUDGEBOX_OK", f'"{OK}"'))
     return solution, tests_program

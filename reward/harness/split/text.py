@@ -1,9 +1,25 @@
-"""Reading a C-like language's source for the split harnesses: top-level commas and matching braces
-(of text whose comments and literals are blanked: :func:`judgebox.reward.tamper.lexer.code_only`)."""
+"""Reading a C-like language's source for the split harnesses: its structure (comments and literals
+blanked), top-level commas and matching braces; and the harnesses' runtime files."""
 
 from __future__ import annotations
 
+import functools
+from importlib import resources
 from typing import Optional
+
+from judgebox.reward.tamper.lexer import blank_comments, code_only
+
+
+@functools.lru_cache(maxsize=None)
+def resource(name: str) -> str:
+    """The text of the runtime file ``name`` of this package (``cpp_wire.hpp``, ``java_tests.java``, ...)."""
+    return resources.files(__package__).joinpath(name).read_text()
+
+
+def blanked(text: str, language: str) -> str:
+    """``text`` with its comments and literals blanked, offsets kept (the lexer of ``language``:
+    :func:`judgebox.reward.tamper.lexer.code_only`)."""
+    return code_only(blank_comments(text, language), language)
 
 
 def split_top(text: str) -> list[str]:

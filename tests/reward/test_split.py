@@ -1,0 +1,42 @@
+"""Issue 38: in every language with a split harness (C++, Java, Rust) the tests' program holds none
+of the solution, the solution's program none of the tests, the judgement says the tests ran apart
+(``harness_isolation: "process"``, ``forgeable: false``), and a right and a wrong answer are judged so.
+Each language's forgeries and test shapes are in ``test_split_<language>.py``."""
+
+from __future__ import annotations
+
+import pytest
+
+from judgebox.reward import Verdict, judge
+from judgebox.reward.harness import build_plan, harness_isolation
+
+from . import test_split_cpp, test_split_java, test_split_rust
+
+#: (the language's test module, text only the right answer holds, text only the tests hold)
+LANGUAGES = {"cpp": (test_split_cpp, "return a + b", "assert(candidate"),
+             "java": (test_split_java, "return a + b", "assert(add"),
+             "rust": (test_split_rust, "a + b", "assert_eq!")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_the_tests_run_apart_and_the_harness_says_so(language):
+    module, answer, tests = LANGUAGES[language]
+    spec = module.SPEC
+    plan = build_plan(spec, module.RIGHT)
+    assert plan.request.tests_program is not None and answer not in plan.request.tests_program
+    assert tests in plan.request.tests_program and tests not in plan.request.code
+    assert harness_isolation(spec) == "process"
+    j = judge(spec, module.RIGHT)
+    assert (j.verdict, j.forgeable, j.tests[0].harness_isolation) == (Verdict.accepted, False, "process")
+    assert judge(spec, module.WRONG).verdict == Verdict.wrong_answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language, kind", [(lang, kind) for lang in ("java", "rust")
+                                            for kind in sorted(LANGUAGES[lang][0].FORGERIES)])
+def test_a_wrong_answer_that_forges_is_a_wrong_answer(language, kind):
+    """Each of the language's forgeries (``FORGERIES`` of its test module; C++'s own test adds a
+    prompt for its /proc one) is a wrong answer that also tries to forge the verdict."""
+    module = LANGUAGES[language][0]
+    assert judge(module.SPEC, module.FORGERIES[kind]).verdict == Verdict.wrong_answer
