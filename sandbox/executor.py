@@ -541,6 +541,9 @@ class Executor:
                 fds.append(fd)
                 at = argv.index("-cp") + 1
                 argv[at] = ":".join(f"/proc/self/fd/{fd}" if p == "." else p for p in argv[at].split(":"))
+                # the JDK's Attach API (jcmd, agents) needs only the same uid: the solution's process
+                # could otherwise load code into the tests' JVM (red team, issue 38)
+                argv.insert(1, "-XX:+DisableAttachMechanism")
             seal_folder(folder, keep=recipe.outputs if compiled else None)
             if os.path.isabs(argv[0]) or os.sep not in argv[0]:  # an interpreter, not the sealed program
                 try:

@@ -62,6 +62,24 @@ FORGERIES = {
                       "            for (String dir : new String[] {\"tests/\", \"../tests/\", \"\"}) {\n"
                       "                if (new File(dir + c + \".class\").canRead() && dir.contains(\"tests\")) return a + b;\n"
                       "            }\n        }\n        return a - b;\n"),
+    # the JDK's Attach API: an agent loaded into the tests' JVM reports the tests as passed (red team)
+    "attach": ("        try {\n            System.setProperty(\"sun.tools.attach.attachTimeout\", \"2000\");\n"
+               "            long parent = ProcessHandle.current().parent().get().pid();\n"
+               "            File jar = File.createTempFile(\"jbx\", \".jar\");\n"
+               "            java.util.jar.Manifest mf = new java.util.jar.Manifest();\n"
+               "            mf.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, \"1.0\");\n"
+               "            mf.getMainAttributes().put(new java.util.jar.Attributes.Name(\"Agent-Class\"), \"JbAgent\");\n"
+               "            try (var o = new java.util.jar.JarOutputStream(new FileOutputStream(jar), mf);\n"
+               "                 InputStream in = Problem.class.getClassLoader().getResourceAsStream(\"JbAgent.class\")) {\n"
+               "                o.putNextEntry(new java.util.jar.JarEntry(\"JbAgent.class\")); in.transferTo(o); o.closeEntry(); }\n"
+               "            var vm = com.sun.tools.attach.VirtualMachine.attach(String.valueOf(parent));\n"
+               "            vm.loadAgent(jar.getAbsolutePath()); vm.detach();\n"
+               "        } catch (Throwable t) {}\n        return a - b;\n    }\n}\n"
+               "class JbAgent { public static void agentmain(String args) throws Exception {\n"
+               "    var r = Class.forName(\"JudgeboxTests\", true, ClassLoader.getSystemClassLoader())\n"
+               "              .getDeclaredMethod(\"report\", String.class, int.class);\n"
+               "    r.setAccessible(true); r.invoke(null, \"{\\\"status\\\": \\\"ok\\\"}\", 0); } }\n"
+               "class JbDummy {\n" + TAIL),
     # reading the program's own text for the tests' expected values
     "own-text": ("        try {\n            for (File f : new File(\".\").listFiles()) {\n"
                  "                if (!f.isFile()) continue;\n"
@@ -139,6 +157,41 @@ def test_the_tests_shapes_are_judged_as_one_program_judges_them(prompt, body, te
     assert verdict(spec, wrong) == Verdict.wrong_answer
 
 
+RED_TEAM = [  # (prompt, a right completion, the tests): what the one program judged right, the first split did not
+    # a helper of the entry method's name in the completion (an overload) is not the entry
+    (IMPORTS + "class Problem {\n    public static long fact(long n) {\n",
+     "        return fact(n, 1);\n    }\n    static long fact(long n, long acc) {\n"
+     "        return n <= 1 ? acc : fact(n - 1, acc * n);\n",
+     "    }\n    public static void main(String[] args) {\n    assert(fact((5l)) == (120l));\n    }\n\n}\n"),
+    # a type nested in the prompt's class before the entry method
+    (IMPORTS + "class Problem {\n    enum Color { RED, GREEN }\n    public static long count(String s) {\n",
+     "        return Color.values().length + s.length();\n",
+     "    }\n    public static void main(String[] args) {\n    assert(count(\"ab\") == (4l));\n    }\n\n}\n"),
+    # a Map result keeps the solution's order (a TreeMap), as the tests' toString sees it
+    (IMPORTS + "class Problem {\n    public static Map<String, Long> counts(String s) {\n",
+     "        Map<String, Long> m = new TreeMap<>();\n        for (String w : s.split(\" \")) m.merge(w, 1l, Long::sum);\n"
+     "        return m;\n",
+     "    }\n    public static void main(String[] args) {\n    assert(counts(\"b a c a\").toString().equals(\"{a=2, b=1, c=1}\"));\n"
+     "    }\n\n}\n"),
+    # checked exceptions, a standard exception's subclass, and a null message reach the tests as themselves
+    (IMPORTS + "class Problem {\n    public static long check(long x) throws IOException {\n",
+     "        if (x == 0) throw new IOException(\"zero\");\n        if (x < 0) throw new IllegalArgumentException() {};\n"
+     "        return x;\n",
+     "    }\n    public static void main(String[] args) throws Exception {\n        boolean io = false, arg = false;\n"
+     "        try { check(0l); } catch (IOException e) { io = e.getMessage().equals(\"zero\"); }\n"
+     "        try { check(-1l); } catch (IllegalArgumentException e) { arg = e.getMessage() == null; }\n"
+     "        assert(io && arg && check(2l) == 2l);\n    }\n\n}\n"),
+]
+
+
+@pytest.mark.parametrize("prompt,body,tests", RED_TEAM, ids=["helper-overload", "nested-type", "map-order", "exceptions"])
+def test_what_the_red_team_found_judged_as_one_program_judges_it(prompt, body, tests):
+    spec = TestSpec(kind="harness", language="java", prefix=prompt, harness=tests)
+    assert build_plan(spec, body).request.tests_program is not None
+    j = judge(spec, body)
+    assert j.verdict == Verdict.accepted, j.message
+
+
 def test_an_exception_the_tests_do_not_catch_ends_them():
     prompt, _, tests, _ = SHAPES[-1]
     spec = TestSpec(kind="harness", language="java", prefix=prompt, harness=tests)
@@ -149,8 +202,9 @@ def test_an_exception_the_tests_do_not_catch_ends_them():
 def test_a_type_of_the_prompts_own_keeps_the_one_program_harness():
     """A class the prompt declares cannot cross: the problem stays on the one-program harness
     (forgeable, with tamper signals)."""
-    prompt = IMPORTS + "class Node { int v; }\nclass Problem {\n    public static long f(Node n) {\n"
-    spec = TestSpec(kind="harness", language="java", prefix=prompt,
-                    harness="    }\n    public static void main(String[] args) {\n    }\n\n}\n")
-    assert build_plan(spec, "").request.tests_program is None
-    assert harness_isolation(spec) == "in-process"
+    for header in ("class Node { int v; }\nclass Problem {\n    public static long f(Node n) {\n",
+                   "class Problem {\n    public static long f(List<Long>[] lists) {\n"):  # a generic array
+        spec = TestSpec(kind="harness", language="java", prefix=IMPORTS + header,
+                        harness="    }\n    public static void main(String[] args) {\n    }\n\n}\n")
+        assert build_plan(spec, "").request.tests_program is None, header
+        assert harness_isolation(spec) == "in-process"

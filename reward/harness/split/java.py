@@ -51,12 +51,13 @@ _TYPE_NAMES = {"long", "int", "short", "byte", "char", "boolean", "float", "doub
 @dataclass(frozen=True)
 class Signature:
     """The entry method as the prompt declares it: its ``owner`` class, ``name``, ``returns`` (type
-    text), ``params`` (names) and whether it is ``static``."""
+    text), ``params`` (names), their ``types`` (erased simple names) and whether it is ``static``."""
 
     owner: str
     name: str
     returns: str
     params: tuple[str, ...]
+    types: tuple[str, ...]
     static: bool
 
 
@@ -70,19 +71,37 @@ def signature(prompt: str) -> Optional[Signature]:
     returns, params_text = m.group("ret").strip(), m.group("params").strip()
     if returns.startswith("<") or "..." in params_text:
         return None
-    names = []
+    names, types = [], []
     for part in filter(None, split_top(params_text)):
         p = re.fullmatch(r"(?:final\s+)?(?P<type>.+?)\s*(?<![\w$])(?P<name>[A-Za-z_$][\w$]*)", part, re.S)
         if p is None or not p.group("type").strip():
             return None
         names.append(p.group("name"))
+        types.append(_erased(p.group("type")))
+    if re.search(r">\s*\[", returns + params_text):  # an array of a generic type cannot be made
+        return None
     if not set(re.findall(r"[A-Za-z_$][\w$]*", returns + " " + params_text)) - set(names) <= _TYPE_NAMES:
         return None
-    owner = owners[-1].group("name")
+    # the class whose body the header is in: the one the prompt leaves open (a nested type before
+    # the header is closed); a class inside another is not one the server can name
+    open_ = [o for o in owners if closing_brace(structure, structure.find("{", o.end())) is None]
+    if len(open_) != 1:
+        return None
+    owner = open_[0].group("name")
     declared = rf"(?<![\w$]){re.escape(m.group('name'))}\s*\([^()]*\)\s*(?:throws[^{{;]*)?\{{"
-    if len(re.findall(declared, structure[owners[-1].end():])) != 1:
+    if len(re.findall(declared, structure[open_[0].end():])) != 1:
         return None  # an overload the proxy could not tell apart
-    return Signature(owner, m.group("name"), returns, tuple(names), "static" in m.group("mods").split())
+    return Signature(owner, m.group("name"), returns, tuple(names), tuple(types), "static" in m.group("mods").split())
+
+
+def _erased(type_text: str) -> str:
+    """A parameter type as Java's ``Class.getSimpleName`` names its erasure (``ArrayList<Long>`` ->
+    ``ArrayList``, ``java.util.List<String>[]`` -> ``List[]``)."""
+    text = " ".join(type_text.split())
+    while "<" in text:
+        text = re.sub(r"<[^<>]*>", "", text)
+    text = text.replace(" ", "")
+    return text.rsplit(".", 1)[-1] if "." in text.split("[")[0] else text
 
 
 def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
@@ -104,6 +123,7 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     own = list(_CLASS.finditer(structure, 0, main.start()))
     start = structure.rfind("\n", 0, main.start()) + 1
     closes = re.match(r"\s*\}", structure) is not None  # MultiPL-E: the tests close the entry method
+    types = "new String[] {" + ", ".join(f'"{t}"' for t in sig.types) + "}"
     # the solution's program: the program, what of the tests closes it (without their main), the server
     kept = (tests[:structure.rfind("\n", 0, own[-1].start()) + 1] if own and not closes
             else tests[:start] + tests[end + 1:])
@@ -113,12 +133,12 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
         solution = solution[:found.start("name")] + "judgeboxOwnMain" + solution[found.end("name"):]
     solution += (resource("java_wire.java")
                  + resource("java_solution.java").replace("JUDGEBOX_OWNER", sig.owner)
-                 .replace("JUDGEBOX_NAME", f'"{sig.name}"'))
+                 .replace("JUDGEBOX_NAME", f'"{sig.name}"').replace("JUDGEBOX_TYPES", types))
     # the tests' program: the prompt, the proxy, the tests (their main renamed), the runner
     args = f"new Object[] {{{', '.join(sig.params)}}}"
     target = f"{sig.owner}.class"
-    proxy = (f"        JudgeboxTests.call({target}, \"{sig.name}\", {args});\n" if sig.returns == "void" else
-             f"        return ({sig.returns}) JudgeboxTests.call({target}, \"{sig.name}\", {args});\n")
+    proxy = (f"        JudgeboxTests.call({target}, \"{sig.name}\", {types}, {args});\n" if sig.returns == "void" else
+             f"        return ({sig.returns}) JudgeboxTests.call({target}, \"{sig.name}\", {types}, {args});\n")
     renamed = tests[:main.start("name")] + "judgeboxTestsMain" + tests[main.end("name"):]
     tests_program = prompt + proxy + ("" if closes else "    }\n}\n") + renamed
     runner_owner = (own[-1].group("name") if own else sig.owner)

@@ -9,7 +9,7 @@ class JudgeboxServer {
         new java.io.FileOutputStream(java.io.FileDescriptor.out)));
     System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
     System.setIn(new java.io.ByteArrayInputStream(new byte[0]));
-    java.lang.reflect.Method m = JudgeboxWire.entry(JUDGEBOX_OWNER.class, JUDGEBOX_NAME);
+    java.lang.reflect.Method m = JudgeboxWire.entry(JUDGEBOX_OWNER.class, JUDGEBOX_NAME, JUDGEBOX_TYPES);
     java.lang.reflect.Type[] types = m.getGenericParameterTypes();
     Object self = null;
     while (true) {
@@ -37,10 +37,15 @@ class JudgeboxServer {
         JudgeboxWire.put(o, result);
         for (Object arg : args) JudgeboxWire.put(o, arg);
       } catch (java.lang.reflect.InvocationTargetException e) {
+        // the exception's class, or its nearest standard (java.*) ancestor, and its message
+        Class<?> kind = e.getCause().getClass();
+        while (!kind.getName().startsWith("java.")) kind = kind.getSuperclass();
         buf.reset();
         o.writeByte('x');
-        JudgeboxWire.putString(o, e.getCause().getClass().getName());
-        JudgeboxWire.putString(o, String.valueOf(e.getCause().getMessage()));
+        JudgeboxWire.putString(o, kind.getName());
+        String message = e.getCause().getMessage();
+        o.writeBoolean(message != null);
+        JudgeboxWire.putString(o, message == null ? "" : message);
       }
       o.flush();
       answers.writeInt(buf.size());

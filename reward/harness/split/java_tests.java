@@ -46,13 +46,13 @@ final class JudgeboxTests {
 
   // a call of the solution's method: its arguments go out, its result and the arguments as it left them
   // come back; an exception it raised is raised here (again)
-  static Object call(Class<?> owner, String name, Object[] args) {
+  static Object call(Class<?> owner, String name, String[] types, Object[] args) {
     java.lang.reflect.Method m = null;
     Object result = null;
     Object[] back = new Object[args.length];
     char kind = 0;
     try {
-      m = JudgeboxWire.entry(owner, name);
+      m = JudgeboxWire.entry(owner, name, types);
       java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
       java.io.DataOutputStream o = new java.io.DataOutputStream(buf);
       o.writeByte('c');
@@ -67,18 +67,20 @@ final class JudgeboxTests {
     String raised = null, raisedKind = null;
     try {
       int size = answers.readInt();
-      if (size < 1) throw new JudgeboxWire.Bad("an empty answer");
+      if (size < 1 || size > (256 << 20)) throw new JudgeboxWire.Bad("an answer of " + size + " bytes");
       byte[] answer = new byte[size];
       answers.readFully(answer);
       java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(answer));
       kind = (char) in.readUnsignedByte();
       if (kind == 'x') {
         raisedKind = JudgeboxWire.getString(in);
+        boolean hasMessage = in.readBoolean();
         raised = JudgeboxWire.getString(in);
+        if (!hasMessage) raised = null;
       } else if (kind == 'r') {
         result = JudgeboxWire.as(JudgeboxWire.get(in), m.getGenericReturnType());
-        java.lang.reflect.Type[] types = m.getGenericParameterTypes();
-        for (int i = 0; i < args.length; i++) back[i] = JudgeboxWire.as(JudgeboxWire.get(in), types[i]);
+        java.lang.reflect.Type[] declared = m.getGenericParameterTypes();
+        for (int i = 0; i < args.length; i++) back[i] = JudgeboxWire.as(JudgeboxWire.get(in), declared[i]);
       } else {
         throw new JudgeboxWire.Bad("an answer of kind " + (int) kind);
       }
@@ -86,24 +88,30 @@ final class JudgeboxTests {
     } catch (java.io.IOException | JudgeboxWire.Bad e) {
       lost("the solution's process ended during a call of its method, or answered a malformed value: " + e);
     }
-    if (raisedKind != null) throw again(raisedKind, raised);
+    if (raisedKind != null) JudgeboxTests.<RuntimeException>sneaky(again(raisedKind, raised));
     for (int i = 0; i < args.length; i++) writeBack(args[i], back[i]);
     return result;
   }
 
-  // the solution's exception as the tests can catch it: a standard unchecked one (java.*) of the same
-  // class with its message, any other a RuntimeException naming it
-  private static RuntimeException again(String kind, String message) {
+  // the solution's exception as the tests can catch it: the standard (java.*) class it is or extends,
+  // with its message (a checked one too: thrown unchecked, as the tests' catch expects it); a class
+  // the tests' process cannot make, a RuntimeException naming it
+  private static Throwable again(String kind, String message) {
     if (kind.startsWith("java.")) {
       try {
         Class<?> c = Class.forName(kind, false, ClassLoader.getPlatformClassLoader());
-        if (RuntimeException.class.isAssignableFrom(c))
-          return (RuntimeException) c.getConstructor(String.class).newInstance(message);
+        if (Throwable.class.isAssignableFrom(c))
+          return (Throwable) c.getConstructor(String.class).newInstance(message);
       } catch (ReflectiveOperationException | LinkageError e) {
         // not one the tests' process can make: the general kind below
       }
     }
     return new RuntimeException("the solution raised " + kind + ": " + message);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> void sneaky(Throwable t) throws T {
+    throw (T) t;
   }
 
   // an argument the solution changed in place changes here too (a list, set, map or array)

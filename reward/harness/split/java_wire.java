@@ -232,7 +232,7 @@ final class JudgeboxWire {
       catch (ReflectiveOperationException e) { throw new Bad("a " + raw.getName()); }
     }
     if (java.util.SortedSet.class.isAssignableFrom(raw)) return new java.util.TreeSet<>();
-    if (java.util.Set.class.isAssignableFrom(raw)) return new java.util.HashSet<>();
+    if (java.util.Set.class.isAssignableFrom(raw)) return new java.util.LinkedHashSet<>();  // the sender's order
     if (java.util.Queue.class.isAssignableFrom(raw)) return new java.util.ArrayDeque<>();
     return list || java.util.List.class.isAssignableFrom(raw) ? new java.util.ArrayList<>() : new java.util.HashSet<>();
   }
@@ -242,18 +242,23 @@ final class JudgeboxWire {
       try { @SuppressWarnings("unchecked") java.util.Map<Object, Object> m = (java.util.Map<Object, Object>) raw.getDeclaredConstructor().newInstance(); return m; }
       catch (ReflectiveOperationException e) { throw new Bad("a " + raw.getName()); }
     }
-    return java.util.SortedMap.class.isAssignableFrom(raw) ? new java.util.TreeMap<>() : new java.util.HashMap<>();
+    return java.util.SortedMap.class.isAssignableFrom(raw) ? new java.util.TreeMap<>() : new java.util.LinkedHashMap<>();
   }
 
-  // the entry method of owner named name (one method of that name)
-  static java.lang.reflect.Method entry(Class<?> owner, String name) throws Bad {
+  // the entry method of owner: named name, with parameters of the prompt's (erased) simple type names
+  // (a solution's helper of the same name, an overload, is not it)
+  static java.lang.reflect.Method entry(Class<?> owner, String name, String[] types) throws Bad {
     java.lang.reflect.Method found = null;
     for (java.lang.reflect.Method m : owner.getDeclaredMethods()) {
-      if (!m.getName().equals(name) || m.isSynthetic() || m.isBridge()) continue;
+      if (!m.getName().equals(name) || m.isSynthetic() || m.isBridge() || m.getParameterCount() != types.length) continue;
+      Class<?>[] declared = m.getParameterTypes();
+      boolean same = true;
+      for (int i = 0; i < types.length; i++) same &= declared[i].getSimpleName().equals(types[i]);
+      if (!same) continue;
       if (found != null) throw new Bad("more than one method " + name);
       found = m;
     }
-    if (found == null) throw new Bad("no method " + name);
+    if (found == null) throw new Bad("no method " + name + " with the prompt's parameter types");
     found.setAccessible(true);
     return found;
   }
