@@ -6,7 +6,7 @@
 - ``assert`` in Python: one runner process runs every assert in order (as MBPP's own harness does)
   and reports a nonce-prefixed line per assert, then a final one; its time limit is
   ``run_timeout`` per assert, and an assert that took longer than ``run_timeout`` is a timeout.
-- ``harness`` in other languages: C++, Java and Rust function-call tests run apart from the solution
+- ``harness`` in other languages: C++, Java, Rust and Go function-call tests run apart from the solution
   (:mod:`judgebox.reward.harness.split`: a tests' program and the solution's, the sandbox's
   ``tests_program``); elsewhere :mod:`judgebox.reward.harness.multipl` builds one test program per
   submission that prints the nonce marker after its tests.
@@ -37,6 +37,7 @@ from .names import tests_names
 from .python import runner_request
 from .runner import count_tests
 from .split import cpp as split_cpp
+from .split import go as split_go
 from .split import java as split_java
 from .split import rust as split_rust
 
@@ -144,7 +145,7 @@ def split_programs(spec: TestSpec, code: str) -> Optional[tuple[str, str]]:
 
 
 #: The languages whose function-call tests run apart from the solution: their program builders.
-_SPLIT = {"cpp": split_cpp.build, "java": split_java.build, "rust": split_rust.build}
+_SPLIT = {"cpp": split_cpp.build, "java": split_java.build, "rust": split_rust.build, "go": split_go.build}
 
 
 def forgeable(spec: TestSpec) -> bool:
@@ -169,7 +170,7 @@ def stdio_case(spec: TestSpec, case: StdioCase) -> dict:
 def harness_isolation(spec: TestSpec) -> Optional[str]:
     """Where a spec's tests run: ``"process"`` (apart from the solution, which they reach through
     proxies and plain data) or ``"in-process"``; ``None`` for stdio. Other languages than Python:
-    ``"process"`` where a split harness builds the tests' program (C++, Java and Rust whose prompt
+    ``"process"`` where a split harness builds the tests' program (C++, Java, Rust and Go whose prompt
     ends with an entry function whose types can cross), else ``"in-process"`` (the solution and the
     tests are one program).
 

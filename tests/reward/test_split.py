@@ -1,4 +1,4 @@
-"""Issue 38: in every language with a split harness (C++, Java, Rust) the tests' program holds none
+"""Issue 38: in every language with a split harness (C++, Java, Rust, Go) the tests' program holds none
 of the solution, the solution's program none of the tests, the judgement says the tests ran apart
 (``harness_isolation: "process"``, ``forgeable: false``), and a right and a wrong answer are judged so.
 Each language's forgeries and test shapes are in ``test_split_<language>.py``."""
@@ -10,10 +10,11 @@ import pytest
 from judgebox.reward import Verdict, judge
 from judgebox.reward.harness import build_plan, harness_isolation
 
-from . import test_split_cpp, test_split_java, test_split_rust
+from . import test_split_cpp, test_split_go, test_split_java, test_split_rust
 
 #: (the language's test module, text only the right answer holds, text only the tests hold)
 LANGUAGES = {"cpp": (test_split_cpp, "return a + b", "assert(candidate"),
+             "go": (test_split_go, "return a + b", "expected: 3"),
              "java": (test_split_java, "return a + b", "assert(add"),
              "rust": (test_split_rust, "a + b", "assert_eq!")}
 
