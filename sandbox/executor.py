@@ -25,7 +25,7 @@ from .case_reset import CaseReset, SnapshotTooLarge
 from .config import SandboxSettings
 from .errors import SandboxRequestError
 from .isolation.disk import scratch_path
-from .isolation.undumpable import LoaderUnavailable, class_archive, loader_argv
+from .isolation.undumpable import LoaderUnavailable, class_archive, loader_argv, program_memfd
 from .isolation.unit import Isolation, RunIsolation
 from .languages import (
     GO_LIBRARIES,
@@ -229,11 +229,13 @@ class Executor:
     def command(self, argv: Sequence[str], workdir: str, env: dict[str, str], timeout: float,
                 iso: RunIsolation, stdin: Optional[str], cancel: Optional[Cancel] = None,
                 output_left: Optional[int] = None, wall_clock: bool = True,
-                preload: tuple[str, ...] = (), pass_fds: Sequence[int] = ()) -> CommandRunResult:
+                preload: tuple[str, ...] = (), pass_fds: Sequence[int] = (),
+                exec_fds: Sequence[int] = ()) -> CommandRunResult:
         """Run one command under the limits for ``timeout`` seconds; stdin is a pipe closed after
         ``stdin``; ``output_left``, ``wall_clock``: see :meth:`limits`; ``preload``: a Python script
         is forked with these modules imported (:meth:`forkserver_for`); ``pass_fds``: descriptors the
-        command keeps (a sealed JVM tests' program's classes).
+        command keeps (a sealed JVM tests' program's classes), ``exec_fds`` those of them its exec
+        closes (a sealed program run as ``/proc/self/fd/<n>``).
 
         Raises:
             Cancelled: ``cancel`` was cancelled before the command started; cancelling it while the
@@ -242,13 +244,13 @@ class Executor:
         limits = self.limits(timeout, output_left, wall_clock)
         if cancel is None:
             return to_command_result(self._process(argv, workdir, env, limits, iso, stdin, iso.preexec,
-                                                    preload=preload, pass_fds=pass_fds))
+                                                    preload=preload, pass_fds=pass_fds, exec_fds=exec_fds))
         cancel.check()
         kill = CommandKill(iso)
         with cancel.watching(kill):
             try:
                 res = self._process(argv, workdir, env, limits, iso, stdin, kill.preexec, kill.started, preload,
-                                    pass_fds)
+                                    pass_fds, exec_fds)
             finally:
                 kill.finished()
         return to_command_result(res)
@@ -256,7 +258,7 @@ class Executor:
     def _process(self, argv: Sequence[str], workdir: str, env: dict[str, str], limits: RunLimits,
                  iso: RunIsolation, stdin: Optional[str], preexec: Optional[Callable[[], None]],
                  started: Optional[Callable[[int], None]] = None, preload: tuple[str, ...] = (),
-                 pass_fds: Sequence[int] = ()) -> ProcessResult:
+                 pass_fds: Sequence[int] = (), exec_fds: Sequence[int] = ()) -> ProcessResult:
         fork = (self.forkserver_for(preload) if self.forkserver is not None and iso.setup is not None
                 and not pass_fds and is_script_command(argv, self.settings.python) else None)
         return run_process(
@@ -264,7 +266,7 @@ class Executor:
             preexec=preexec, user=iso.user, group=iso.group, kill_all=iso.kill_all,
             memory_exceeded=iso.memory_exceeded, seal=iso.seal, disk_exceeded=iso.disk_exceeded,
             cpu_seconds=iso.cpu_seconds, spawning=iso.spawning, forkserver=fork, setup=iso.setup,
-            started=started, pids=iso.pids, pass_fds=pass_fds,
+            started=started, pids=iso.pids, pass_fds=pass_fds, exec_fds=exec_fds,
         )
 
     def forkserver_for(self, preload: tuple[str, ...]) -> Optional[ForkServer]:
@@ -459,9 +461,10 @@ class Executor:
             tests = getattr(request, "tests_program", None)
             tests_dir, tests_compile = (os.path.join(workdir, TESTS_FOLDER), None) if tests is not None else (None, None)
             tests_fds: list[int] = []
+            exec_fds: list[int] = []
             if tests is not None and _compiled(compile_result):
-                tests_compile, tests_argv, tests_fds = self._tests_program(recipe, tests, tests_dir, env, request, iso,
-                                                                           cancel)
+                tests_compile, tests_argv, tests_fds, exec_fds = self._tests_program(recipe, tests, tests_dir, env,
+                                                                                     request, iso, cancel)
                 held.callback(lambda: [os.close(fd) for fd in tests_fds])
             absolute = {p: data for p, data in files.items() if p.startswith("/")}  # emptied by each reset
             runs: list[Optional[CommandRunResult]] = [None] * len(cases)
@@ -490,7 +493,8 @@ class Executor:
                     capped = output.left // 2 < self.settings.output_limit_bytes  # each stream's cap is the budget's
                     runs[i] = r = charged(self._case_files(iso, case, i)
                                           or self.command(argv, tests_dir or workdir, env, timeout, iso, case.stdin,
-                                                          cancel, output.left, preload=preload, pass_fds=tests_fds),
+                                                          cancel, output.left, preload=preload, pass_fds=tests_fds,
+                                                          exec_fds=exec_fds),
                                           output, capped)
                     if case.fetch_files:
                         r.files = fetch_run_files(iso, case.fetch_files, budget)
@@ -510,7 +514,7 @@ class Executor:
 
     def _tests_program(self, recipe: Recipe, tests: str, folder: str, env: dict[str, str], request: RunTestsRequest,
                        iso: RunIsolation, cancel: Optional[Cancel]) -> tuple[Optional[CommandRunResult], list[str],
-                                                                             list[int]]:
+                                                                             list[int], list[int]]:
         """Write ``tests`` (the request's ``tests_program``) into ``folder`` and compile it there
         (``None`` for an interpreted language). Then, when the server is root, the folder and what it
         holds become the server's: a compiled language keeps only its compile outputs (a native
@@ -522,8 +526,11 @@ class Executor:
         stdin. A program run by a system interpreter (the JVM, Node.js, Python) is started through an
         execute-only copy of its dynamic loader, so its process is non-dumpable from its first
         instruction (:mod:`judgebox.sandbox.isolation.undumpable`). Returns the compile step's result,
-        the command that runs the tests' program (in ``folder``) and the descriptors it keeps (the
-        caller closes them)."""
+        the command that runs the tests' program (in ``folder``), the descriptors it is given (the
+        caller closes them) and those of them its exec closes. A compiled program leaves the folder
+        for an execute-only memfd that the command runs as ``/proc/self/fd/<n>``
+        (:func:`judgebox.sandbox.isolation.undumpable.program_memfd`): nothing is left that the
+        code's process could run as an oracle of the tests."""
         source = {recipe.source_name(tests): recipe.text(tests).encode()}
         os.mkdir(folder, 0o755)
         if iso.user is not None:
@@ -533,7 +540,7 @@ class Executor:
         if recipe.compile:
             result = self.compile(recipe, tests, source, folder, env, request.compile_timeout, iso, cancel,
                                   request.cpp_std)
-        argv, fds = recipe.argv(recipe.run, tests, self.settings.python), []
+        argv, fds, exec_fds = recipe.argv(recipe.run, tests, self.settings.python), [], []
         if os.geteuid() == 0:
             compiled = recipe.compile is not None and (result is None or result.return_code == 0)
             if compiled and "-cp" in argv and any(k.endswith(".class") for k in recipe.outputs):
@@ -544,8 +551,13 @@ class Executor:
                 # the JDK's Attach API (jcmd, agents) needs only the same uid: the solution's process
                 # could otherwise load code into the tests' JVM (red team, issue 38)
                 argv.insert(1, "-XX:+DisableAttachMechanism")
+            elif compiled and not os.path.isabs(argv[0]) and os.sep in argv[0]:  # the compiled program itself
+                fd = program_memfd(os.path.join(folder, argv[0]))
+                fds.append(fd)
+                exec_fds.append(fd)
+                argv[0] = f"/proc/self/fd/{fd}"
             seal_folder(folder, keep=recipe.outputs if compiled else None)
-            if os.path.isabs(argv[0]) or os.sep not in argv[0]:  # an interpreter, not the sealed program
+            if not exec_fds and (os.path.isabs(argv[0]) or os.sep not in argv[0]):  # an interpreter
                 try:
                     argv = loader_argv(argv, folder, env.get("PATH"))
                 except LoaderUnavailable as exc:
@@ -553,7 +565,7 @@ class Executor:
                         os.close(fd)
                     raise SandboxRequestError(f"tests_program: {recipe.name}'s tests cannot run non-dumpable "
                                               f"({exc}); this server cannot keep their process from the code's") from exc
-        return result, argv, fds
+        return result, argv, fds, exec_fds
 
     @staticmethod
     def _case_files(iso: RunIsolation, case: TestCaseInput, index: int) -> Optional[CommandRunResult]:

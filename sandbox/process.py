@@ -195,6 +195,18 @@ class _SetupFailed(Exception):
     """A forked child's set-up failed (its message); the child is reaped."""
 
 
+def _closing(setup: Callable[[], None], exec_fds: Sequence[int]) -> Callable[[], None]:
+    """``setup``, then close-on-exec on each of ``exec_fds`` (``subprocess`` made them inheritable)."""
+    if not exec_fds:
+        return setup
+
+    def child() -> None:
+        setup()
+        for fd in exec_fds:
+            os.set_inheritable(fd, False)
+    return child
+
+
 def _spawn(argv: Sequence[str], cwd: str, env: dict[str, str], child_setup: Callable[[], None],
            spawning: Callable[[], ContextManager[None]], pass_fds: Sequence[int] = ()) -> _Started:
     """Start ``argv`` with ``subprocess`` (fork + set-up + exec).
@@ -300,6 +312,7 @@ def run_process(
     started: Optional[Callable[[int], None]] = None,
     pids: Optional[Callable[[], Iterable[int]]] = None,
     pass_fds: Sequence[int] = (),
+    exec_fds: Sequence[int] = (),
 ) -> ProcessResult:
     """Run ``argv`` to completion or timeout and return its outcome.
 
@@ -331,6 +344,8 @@ def run_process(
             (:class:`Clock`); without it, only the main process's.
         pass_fds: descriptors the child keeps, at the same numbers (``subprocess``'s ``pass_fds``;
             such a command is never forked from ``forkserver``).
+        exec_fds: those of ``pass_fds`` that the exec closes (close-on-exec set last in the child):
+            the program may be one of them (``/proc/self/fd/<n>``), which is then open nowhere.
 
     Returns:
         a :class:`ProcessResult`; a program that could not be started has ``spawn_error`` set,
@@ -348,8 +363,8 @@ def run_process(
             return ProcessResult(None, False, 0.0, 0.0, b"", b"", spawn_error=str(exc))
     if proc is None:
         try:
-            proc = _spawn(argv, cwd, env, compose(command_rlimits(limits), preexec, user, group, seal), spawning,
-                          pass_fds)
+            proc = _spawn(argv, cwd, env, _closing(compose(command_rlimits(limits), preexec, user, group, seal),
+                                                   exec_fds), spawning, pass_fds)
         except OSError as exc:
             status = program_exec_status(argv, cwd, exc)
             if status is None:

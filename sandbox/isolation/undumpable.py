@@ -55,6 +55,25 @@ def class_archive(folder: str) -> int:
     return fd
 
 
+def program_memfd(path: str) -> int:
+    """Move the compiled program at ``path`` into a memfd, execute-only and root's (mode 0111: the run's
+    uid may run it, not read it, so its process is non-dumpable), and return its descriptor. The
+    tests' command runs ``/proc/self/fd/<n>`` with the descriptor closed by that very exec
+    (``run_process``'s ``exec_fds``): afterwards no file and no descriptor names the program, so
+    the solution's process cannot run the tests' program itself, with its own answers, as an oracle
+    of the expected values (red team, issue 38: an execute-only file in the folder could be run)."""
+    fd = os.memfd_create("judgebox-tests-program", os.MFD_CLOEXEC)
+    try:
+        with open(path, "rb") as src, os.fdopen(os.dup(fd), "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        os.fchmod(fd, 0o111)
+        os.unlink(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def elf_interpreter(path: str) -> Optional[str]:
     """The ``PT_INTERP`` path of the 64-bit little-endian ELF file ``path`` (its dynamic loader), or
     ``None`` (not such a file, or statically linked). Format: the System V ABI's ELF header and
@@ -104,4 +123,4 @@ def loader_argv(argv: Sequence[str], folder: str, path_env: Optional[str]) -> li
     return [f"./{LOADER_NAME}", "--argv0", found, real, *argv[1:]]
 
 
-__all__ = ["LOADER_NAME", "LoaderUnavailable", "class_archive", "elf_interpreter", "loader_argv"]
+__all__ = ["LOADER_NAME", "LoaderUnavailable", "class_archive", "elf_interpreter", "loader_argv", "program_memfd"]

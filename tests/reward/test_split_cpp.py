@@ -145,6 +145,28 @@ def test_the_solution_can_read_neither_the_tests_nor_their_program():
     assert verdict(SPEC, lookup) == Verdict.wrong_answer
 
 
+def test_the_solution_cannot_run_the_tests_program_as_an_oracle():
+    """Red team H1 (second round): the tests' binary, execute-only in the tests' folder, could be run by
+    the solution with its own answers, and its failures told the expected values. It now runs from a
+    memfd that its own exec closes: no path, no descriptor names it."""
+    probe = ("    std::string self = \"/proc/\" + std::to_string(getppid()) + \"/exe\";\n"
+             "    for (const char* p : {\"tests/main\", \"./tests/main\", self.c_str()})\n"
+             "        if (access(p, X_OK) == 0) return a + b;\n"
+             "    for (int fd = 3; fd < 64; ++fd) {\n"
+             "        std::string path = \"/proc/self/fd/\" + std::to_string(fd);\n"
+             "        if (fd > 4 && access(path.c_str(), X_OK) == 0) return a + b;\n    }\n    return a - b;\n")
+    spec = SPEC.model_copy(update={"prefix": PROMPT.replace("long add", "#include <unistd.h>\nlong add")})
+    assert verdict(spec, probe) == Verdict.wrong_answer
+
+
+def test_a_failure_the_tests_main_returns_is_never_a_pass():
+    """Red team H2: `return 1` from the tests' main was ignored and the marker printed."""
+    spec = TestSpec(kind="harness", language="cpp", prefix="#include<bits/stdc++.h>\nlong add(long a, long b) {\n",
+                    harness="}\nint main() {\n    if (add(1, 2) != 3) return 1;\n    return 0;\n}\n")
+    assert verdict(spec, "    return a - b;\n") == Verdict.runtime_error
+    assert verdict(spec, "    return a + b;\n") == Verdict.accepted
+
+
 def test_the_tests_rand_is_not_the_solutions_to_replay():
     """Red team H3: HumanEval-X's decode tests draw with unseeded rand(); the solution's process drew
     the same numbers and rebuilt the expected string without reading its input."""

@@ -34,7 +34,8 @@ SPEC = TestSpec(kind="harness", language="go_test", prefix=PROMPT, harness=TESTS
 RIGHT = "    return a + b\n}\n"
 WRONG = "    return a - b\n}\n"
 #: a prompt that imports os and strings too, for the forgeries that open files
-OS_SPEC = SPEC.model_copy(update={"prefix": PROMPT.replace('"fmt"\n', '"fmt"\n    "os"\n    "strings"\n')})
+OS_SPEC = SPEC.model_copy(update={"prefix": PROMPT.replace('"fmt"\n)\n', '"fmt"\n    "os"\n    "strings"\n)\n\n'
+                                                           'var _ = os.Exit\nvar _ = strings.Index\n')})
 
 FORGERIES = {
     # code before the tests: an init reads stdin (the nonce) and prints the OK marker

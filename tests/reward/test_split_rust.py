@@ -108,11 +108,22 @@ def test_the_tests_shapes_are_judged_as_one_program_judges_them(prompt, body, te
     assert verdict(spec, wrong) == Verdict.wrong_answer
 
 
+def test_the_prompts_pub_and_attributes_stay_with_the_function():
+    """Red team: `pub fn` and `#[inline]` headers left `pub` or the attribute at the end of the tests'
+    program's prompt text (it did not compile: test_data_error for every answer)."""
+    for qualified in ("pub fn add(a: isize, b: isize) -> isize {\n", "#[inline]\npub(crate) fn add(a: isize, b: isize) -> isize {\n"):
+        spec = SPEC.model_copy(update={"prefix": PROMPT.replace("fn add(a: isize, b: isize) -> isize {\n", qualified)})
+        assert build_plan(spec, RIGHT).request.tests_program is not None
+        assert judge(spec, RIGHT).verdict == Verdict.accepted, qualified
+    unsafe = SPEC.model_copy(update={"prefix": PROMPT.replace("fn add", "unsafe fn add")})
+    assert build_plan(unsafe, RIGHT).request.tests_program is None
+
+
 def test_a_type_of_the_prompts_own_keeps_the_one_program_harness():
     """A struct the prompt declares cannot cross, nor can a generic or a borrowed return: the problem
     stays on the one-program harness (forgeable, with tamper signals)."""
     for header in ("struct P { x: isize }\nfn f(p: P) -> isize {\n", "fn f<T: Ord>(v: Vec<T>) -> usize {\n",
-                   "fn f(s: &str) -> &str {\n", "fn f(v: Vec<&str>) -> usize {\n"):
+                   "fn f(s: &str) -> &str {\n", "fn f(v: Vec<&str>) -> usize {\n", "fn f(x: u128) -> u128 {\n"):
         spec = TestSpec(kind="harness", language="rust", prefix=header, harness="}\n\nfn main() {\n}\n")
         assert build_plan(spec, "").request.tests_program is None, header
         assert harness_isolation(spec) == "in-process"

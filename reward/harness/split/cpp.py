@@ -144,6 +144,7 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
                      + f"int judgebox_tests_main({tests[main.start('params'):main.end('params')]}) {{" + body
                      + "\nreturn 0;\n}\n" + tests[end + 1:] + "\n"
                      + "int main(int argc, char** argv) {\n  judgebox_tests::start(argc, argv);\n"
-                     + f"  judgebox_tests_main({'argc, argv' if main.group('params').strip() not in ('', 'void') else ''});\n"
+                     + f"  if (judgebox_tests_main({'argc, argv' if main.group('params').strip() not in ('', 'void') else ''}) != 0)\n"
+                     + "    judgebox_tests::lost(\"the tests' main returned a failure\");\n"
                      + f"  judgebox_tests::report({_literal(OK_JSON)}, 0);\n}}\n")
     return solution, tests_program

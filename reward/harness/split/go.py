@@ -49,7 +49,7 @@ _SYMBOLS = {"math": "Abs", "strings": "Contains", "fmt": "Sprint", "strconv": "I
             "errors": "New", "os": "Exit", "math/big": "NewInt", "container/heap": "Init",
             "unicode/utf8": "RuneLen", "math/bits": "OnesCount", "encoding/hex": "EncodeToString",
             "container/list": "New", "slices": "Sort", "maps": "Keys"}
-_TESTS_IMPORTS = ('import (\n\tjudgeboxbinary "encoding/binary"\n\tjudgeboxbytes "bytes"\n\tjudgeboxexec "os/exec"\n'
+_TESTS_IMPORTS = ('import (\n\tjudgeboxbinary "encoding/binary"\n\tjudgeboxbytes "bytes"\n\tjudgeboxexec "os/exec"\n\tjudgeboxfmt "fmt"\n'
                   '\tjudgeboxio "io"\n\tjudgeboxmath "math"\n\tjudgeboxos "os"\n\tjudgeboxreflect "reflect"\n'
                   '\tjudgeboxtesting "testing"\n)\n')
 _SOLUTION_IMPORTS = ('import (\n\tjudgeboxbinary "encoding/binary"\n\tjudgeboxbytes "bytes"\n\tjudgeboxfmt "fmt"\n'
@@ -105,11 +105,12 @@ def _imports(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def _uses(text: str) -> Optional[str]:
-    """A ``var _ = name.Symbol`` line per package ``text`` imports (``None``: one no symbol names)."""
+def _uses(text: str, only: Optional[str] = None) -> Optional[str]:
+    """A ``var _ = name.Symbol`` line per package ``text`` imports (``None``: one no symbol names);
+    with ``only``, per package that text (the tests) refers to (``name.``)."""
     lines = []
     for name, path in _imports(text):
-        if name in ("_", "."):
+        if name in ("_", ".") or (only is not None and not re.search(rf"(?<![\w.]){re.escape(name)}\.", only)):
             continue
         if path not in _SYMBOLS:
             return None
@@ -142,7 +143,10 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     if params is None or results is None or not all(_carried(t) for t in [*(t for _, t in params), *results]):
         return None
     head = _main_package(prompt[:m.start()])
-    head_uses, program_uses = _uses(blank_comments(head, "go")), _uses(blank_comments(program, "go"))
+    # the tests' program names each import of the prompt (the solution used some); the solution's,
+    # each import the tests used (an answer's own unused import stays the compile error it is)
+    head_uses = _uses(blank_comments(head, "go"))
+    program_uses = _uses(blank_comments(program, "go"), only=blanked(tests, "go"))
     if head_uses is None:
         return None
     name = m.group("name")
@@ -155,7 +159,8 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
               + "\tif len(in.rest) != 0 {\n\t\tpanic(judgeboxBad{\"more than the call's arguments\"})\n\t}\n"
               + (f"\t{', '.join(returned)} := {call}\n" if results else f"\t{call}\n")
               + "\tvar out judgeboxbytes.Buffer\n\tout.WriteByte('r')\n"
-              + "".join(f"\tjudgeboxPutValue(&out, judgeboxreflect.ValueOf(&{r}).Elem())\n" for r in returned)
+              + "".join(f"\tjudgeboxPutAs(&out, judgeboxreflect.ValueOf(&{r}).Elem(), "
+                        f"judgeboxreflect.TypeOf((*{t})(nil)).Elem())\n" for r, t in zip(returned, results))
               + "".join(f"\tjudgeboxPutValue(&out, judgeboxreflect.ValueOf(&judgebox_a{k}).Elem())\n"
                         for k, (_, t) in enumerate(params) if t.startswith(("[]", "map[")))
               + "\treturn out.Bytes()\n\t})\n}\n")

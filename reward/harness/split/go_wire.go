@@ -225,3 +225,28 @@ func judgeboxReceive(r judgeboxio.Reader) ([]byte, bool) {
 	}
 	return message, true
 }
+
+// judgeboxPutAs puts v as a value of the type t the other side declares: as it is when it has that
+// type; converted when Go converts it (a number of another width); else, for t a boolean, number or
+// string, read back from its %v text (an answer that returns a *big.Int where the prompt says int, as
+// the one program's fmt.Sprintf("%v") comparison would print it). Anything else cannot cross.
+func judgeboxPutAs(b *judgeboxbytes.Buffer, v judgeboxreflect.Value, t judgeboxreflect.Type) {
+	switch {
+	case v.Type() == t:
+		judgeboxPutValue(b, v)
+	case v.Type().ConvertibleTo(t) && v.Kind() != judgeboxreflect.String && t.Kind() != judgeboxreflect.String &&
+		v.Kind() != judgeboxreflect.Slice && v.Kind() != judgeboxreflect.Map:
+		judgeboxPutValue(b, v.Convert(t))
+	case t.Kind() <= judgeboxreflect.Float64 || t.Kind() == judgeboxreflect.String:
+		read := judgeboxreflect.New(t)
+		text := judgeboxfmt.Sprint(v.Interface())
+		if t.Kind() == judgeboxreflect.String {
+			read.Elem().SetString(text)
+		} else if _, err := judgeboxfmt.Sscan(text, read.Interface()); err != nil {
+			panic(judgeboxBad{"a " + v.Type().String() + " for a " + t.String()})
+		}
+		judgeboxPutValue(b, read.Elem())
+	default:
+		panic(judgeboxBad{"a " + v.Type().String() + " for a " + t.String()})
+	}
+}

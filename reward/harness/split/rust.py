@@ -36,7 +36,7 @@ _FN = (r"\bfn\s+(?P<name>{name})\s*\((?P<params>[^{{}}();]*(?:\([^{{}}();]*\)[^{
        r"(?:->\s*(?P<ret>[^{{}};]+?))?\s*\{{")
 _HEADER = re.compile(_FN.format(name=r"[A-Za-z_]\w*") + r"\s*\Z")
 _MAIN = re.compile(r"\bfn\s+(?P<name>main)\s*\(\s*\)")
-_TYPE_NAMES = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64",
+_TYPE_NAMES = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
                "bool", "char", "String", "str", "Vec", "VecDeque", "Option", "Box", "HashMap", "HashSet", "BTreeMap",
                "BTreeSet", "std", "collections", "mut"}
 
@@ -110,7 +110,14 @@ def _read(text: str, m: re.Match[str]) -> Optional[Signature]:
         params.append(p)
     if not names - {p.name for p in params} <= _TYPE_NAMES:
         return None
-    return Signature(m.group("name"), " ".join(returns.split()), tuple(params), m.start())
+    # the item's own qualifiers and attributes belong to it, not to the text before it: a `pub` or an
+    # attribute stays out of the tests' program; any other qualifier keeps the one program
+    near = max(0, m.start() - 400)
+    before = re.search(r"(?:#\[[^\]\n]*\]\s*|\b(?:pub(?:\s*\([^()]*\))?|const|unsafe|async|extern(?:\s*\"[^\"]*\")?)\s+)*\Z",
+                       blanked(text, "rust")[near:m.start()])
+    if re.search(r"\b(?:const|unsafe|async|extern)\b", before.group(0)):
+        return None
+    return Signature(m.group("name"), " ".join(returns.split()), tuple(params), near + before.start())
 
 
 def _main_renamed(text: str, to: str) -> str:
