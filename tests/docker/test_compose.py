@@ -106,6 +106,22 @@ def test_programs_run_as_an_unprivileged_user_and_health_reports_protections(sta
     assert isinstance(health["isolation"], dict) and health["isolation"]
 
 
+@pytest.mark.parametrize("language", ["cpp", "go", "java", "rust"])
+def test_split_harnesses_judge_through_the_gateway(stack, client, language):
+    """The tests apart from the solution (issue 38) in the image: the executor, root with full
+    isolation, runs the tests' program from its memfd (or the JVM non-dumpable with its classes in
+    one); a right answer is accepted, a wrong one is a wrong answer, neither is forgeable."""
+    from judgebox.reward import Verdict, judge
+
+    from tests.reward import test_split
+
+    module = test_split.LANGUAGES[language][0]
+    right, wrong = judge(module.SPEC, module.RIGHT, client=client), judge(module.SPEC, module.WRONG, client=client)
+    assert (right.verdict, right.forgeable, right.tests[0].harness_isolation) == (Verdict.accepted, False, "process"), \
+        right.message
+    assert wrong.verdict == Verdict.wrong_answer, wrong.message
+
+
 @pytest.mark.parametrize("code", [
     "x = bytearray(8 * 1024**3)\nprint('alive')",
     "a = []\nwhile True:\n    a.append(' ' * 10**6)",
