@@ -112,7 +112,6 @@ def test_split_harnesses_judge_through_the_gateway(stack, client, language):
     isolation, runs the tests' program from its memfd (or the JVM non-dumpable with its classes in
     one); a right answer is accepted, a wrong one is a wrong answer, neither is forgeable."""
     from judgebox.reward import Verdict, judge
-
     from tests.reward import test_split
 
     module = test_split.LANGUAGES[language][0]
