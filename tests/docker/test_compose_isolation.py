@@ -84,7 +84,13 @@ def test_many_python_runs_leave_no_zombie(stack):
     container = replica(stack)
     for i in range(100):
         assert run_on(stack, container, f"print({i})")["run_result"]["stdout"] == f"{i}\n"
+    # a zombie the server reaps a moment later (its Go toolchain warm-up's `compile`, caught between
+    # exit and wait on a loaded host) is not a leak: a leak is still there seconds later
+    deadline = time.monotonic() + 15
     zombies = [p for p in processes(container) if p[1].startswith("Z")]
+    while zombies and time.monotonic() < deadline:
+        time.sleep(0.5)
+        zombies = [p for p in processes(container) if p[1].startswith("Z")]
     assert zombies == []
 
 
