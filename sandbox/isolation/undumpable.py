@@ -46,7 +46,7 @@ def class_archive(folder: str) -> int:
                 for name in names:
                     if name.endswith(".class"):
                         path = os.path.join(root, name)
-                        jar.write(path, os.path.relpath(path, folder))
+                        jar.writestr(os.path.relpath(path, folder), _read_own(path))
                         os.unlink(path)
     except BaseException:
         os.close(fd)
@@ -64,14 +64,21 @@ def program_memfd(path: str) -> int:
     of the expected values (red team, issue 38: an execute-only file in the folder could be run)."""
     fd = os.memfd_create("judgebox-tests-program", os.MFD_CLOEXEC)
     try:
-        with open(path, "rb") as src, os.fdopen(os.dup(fd), "wb") as dst:
-            shutil.copyfileobj(src, dst)
+        with os.fdopen(os.dup(fd), "wb") as dst:
+            dst.write(_read_own(path))
         os.fchmod(fd, 0o111)
         os.unlink(path)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _read_own(path: str) -> bytes:
+    """The bytes of ``path``, a file the run's compile step wrote; a link is not followed (the server
+    is root, and the folder was the run's uid's: ``OSError`` ``ELOOP`` for a link)."""
+    with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as f:
+        return f.read()
 
 
 def elf_interpreter(path: str) -> Optional[str]:
