@@ -525,16 +525,15 @@ def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[tuple[Verdi
         return Verdict.infra_error, stderr
     if result.status == CommandRunStatus.TimeLimitExceeded:
         wall, cpu = result.execution_time or 0.0, result.cpu_time or 0.0
-        wait = result.cpu_wait
-        blocked = wall - cpu - (wait or 0.0)  # neither on a CPU nor waiting for one: waiting on a file or a pipe
-        if cpu < _STARVED_COMPILE_CPU_SHARE * wall and not (wait is not None and blocked > _STARVED_COMPILE_CPU_SHARE * wall):
+        if cpu < _STARVED_COMPILE_CPU_SHARE * wall:
+            blocked = wall - cpu - (result.cpu_wait or 0.0)  # neither on a CPU nor waiting for one
+            if result.cpu_wait is not None and blocked > _STARVED_COMPILE_CPU_SHARE * wall:
+                return Verdict.compile_error, (f"[judgebox] the compile was stopped at its time limit: it spent "
+                                               f"{blocked:.2f} s of {wall:.2f} s waiting on something else than a CPU "
+                                               f"(the program had it read a file or pipe that never ends, such as "
+                                               f"#include \"/dev/stdout\")\n" + stderr)
             return Verdict.infra_error, (f"[judgebox] the compile was stopped at its time limit after {cpu:.2f} s "
                                          f"of CPU in {wall:.2f} s of wall time: the host starved it (judge it again)")
-        if cpu < _STARVED_COMPILE_CPU_SHARE * wall:
-            return Verdict.compile_error, (f"[judgebox] the compile was stopped at its time limit: it spent {blocked:.2f} s "
-                                           f"of {wall:.2f} s waiting on something else than a CPU (the program had it "
-                                           f"read a file or pipe that never ends, such as #include \"/dev/stdout\")\n"
-                                           + stderr)
         return Verdict.compile_error, stderr
     if result.return_code != 0:
         return Verdict.compile_error, stderr
