@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..multipl.markers import FAIL, OK
-from .text import blanked, closing_brace, resource, split_top
+from .text import blanked, closing_brace, renamed, resource, split_top
 
 _HEADER = re.compile(r"(?m)^[ \t]*(?P<mods>(?:\b(?:public|private|protected|static|final|synchronized|strictfp)\s+)*)"
                      r"(?P<ret>[\w$.<>\[\], ?]+?)\s+(?P<name>[A-Za-z_$][\w$]*)\s*\((?P<params>[^()]*)\)\s*"
@@ -128,9 +128,7 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     kept = (tests[:structure.rfind("\n", 0, own[-1].start()) + 1] if own and not closes
             else tests[:start] + tests[end + 1:])
     solution = program + kept
-    owned = blanked(solution, "java")
-    for found in reversed(list(_MAIN.finditer(owned))):  # the solution's own main is not an entry point
-        solution = solution[:found.start("name")] + "judgeboxOwnMain" + solution[found.end("name"):]
+    solution = renamed(solution, _MAIN, "java", "judgeboxOwnMain")  # the solution's own main is not an entry point
     solution += (resource("java_wire.java")
                  + resource("java_solution.java").replace("JUDGEBOX_OWNER", sig.owner)
                  .replace("JUDGEBOX_NAME", f'"{sig.name}"').replace("JUDGEBOX_TYPES", types))
@@ -139,8 +137,8 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     target = f"{sig.owner}.class"
     proxy = (f"        JudgeboxTests.call({target}, \"{sig.name}\", {types}, {args});\n" if sig.returns == "void" else
              f"        return ({sig.returns}) JudgeboxTests.call({target}, \"{sig.name}\", {types}, {args});\n")
-    renamed = tests[:main.start("name")] + "judgeboxTestsMain" + tests[main.end("name"):]
-    tests_program = prompt + proxy + ("" if closes else "    }\n}\n") + renamed
+    tests_main = tests[:main.start("name")] + "judgeboxTestsMain" + tests[main.end("name"):]
+    tests_program = prompt + proxy + ("" if closes else "    }\n}\n") + tests_main
     runner_owner = (own[-1].group("name") if own else sig.owner)
     tests_program += (resource("java_wire.java")
                       + resource("java_tests.java").replace("JUDGEBOX_OWNER", runner_owner)

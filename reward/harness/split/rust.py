@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from .text import blanked, resource, split_top
+from .text import blanked, renamed, resource, split_top
 
 #: A function's header: its parameters may hold tuple types, one level of parentheses.
 _FN = (r"\bfn\s+(?P<name>{name})\s*\((?P<params>[^{{}}();]*(?:\([^{{}}();]*\)[^{{}}();]*)*)\)\s*"
@@ -120,13 +120,6 @@ def _read(text: str, m: re.Match[str]) -> Optional[Signature]:
     return Signature(m.group("name"), " ".join(returns.split()), tuple(params), near + before.start())
 
 
-def _main_renamed(text: str, to: str) -> str:
-    """``text`` with each ``fn main()`` it defines named ``to``."""
-    for found in reversed(list(_MAIN.finditer(blanked(text, "rust")))):
-        text = text[:found.start("name")] + to + text[found.end("name"):]
-    return text
-
-
 def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     """``(the solution's program, the tests' program)`` for ``program`` (the prompt and the completion,
     or a completion that restates the function) judged by ``tests`` (the text after them, with a
@@ -154,7 +147,7 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
               + "".join(f"        judgebox_wire::Put::put(&judgebox_a{k}, judgebox_o);\n"
                         for k, p in enumerate(params) if p.passed == "&mut ")
               + "        Some(())\n    });\n}\n")
-    solution = (_main_renamed(program + closing, "judgebox_own_main") + "\n" + resource("rust_wire.rs")
+    solution = (renamed(program + closing, _MAIN, "rust", "judgebox_own_main") + "\n" + resource("rust_wire.rs")
                 + resource("rust_solution.rs") + server)
     # the tests' program: the prompt before the function, the proxy, the tests (their main renamed)
     params = sig.params
@@ -165,10 +158,10 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
              + f"    let judgebox_r: {sig.returns} = judgebox_tests::value(&mut judgebox_i);\n"
              + "".join(f"    *{p.name} = judgebox_tests::value(&mut judgebox_i);\n" for p in params if p.passed == "&mut ")
              + "    judgebox_tests::end(judgebox_i);\n    judgebox_r\n}\n")
-    head = _main_renamed(prompt[:sig.start], "judgebox_prompt_main")
+    head = renamed(prompt[:sig.start], _MAIN, "rust", "judgebox_prompt_main")
     body = tests[opening.end():] if opening else tests
     tests_program = (head + "\n" + resource("rust_wire.rs") + resource("rust_tests.rs") + proxy
-                     + _main_renamed(body, "judgebox_tests_main"))
+                     + renamed(body, _MAIN, "rust", "judgebox_tests_main"))
     return solution, tests_program
 
 

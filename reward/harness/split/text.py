@@ -4,6 +4,7 @@ blanked), top-level commas and matching braces; and the harnesses' runtime files
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 from typing import Optional
 
@@ -49,3 +50,11 @@ def closing_brace(structure: str, brace: int) -> Optional[int]:
             if depth == 0:
                 return i
     return None
+
+
+def renamed(text: str, pattern: re.Pattern[str], language: str, to: str) -> str:
+    """``text`` with the group ``name`` of each match of ``pattern`` in its :func:`blanked` form (a
+    ``main`` it defines) replaced by ``to``; comments and literals are never matched."""
+    for found in reversed(list(pattern.finditer(blanked(text, language)))):
+        text = text[:found.start("name")] + to + text[found.end("name"):]
+    return text
