@@ -229,7 +229,7 @@ class CompileCache:
             self._size = (self._size or 0) + nbytes
             if self._size <= self.max_bytes:
                 return
-            entries = sorted(((e.stat(follow_symlinks=False).st_mtime_ns, e.path) for e in self._entries()))
+            entries = sorted(_aged(self._entries()))
             total = sum(entry_size(p) for _, p in entries)
             for _, path in entries:
                 if total <= self.max_bytes * 0.9:
@@ -249,6 +249,16 @@ class CompileCache:
         except OSError:
             return
         shutil.rmtree(trash, ignore_errors=True)
+
+
+def _aged(entries: list[os.DirEntry]) -> list[tuple[int, str]]:
+    """``(mtime in ns, path)`` of each entry still there: another process sharing the cache may have
+    evicted one since the folder was listed (a bound pass must not fail a compile)."""
+    aged = []
+    for e in entries:
+        with contextlib.suppress(FileNotFoundError):
+            aged.append((e.stat(follow_symlinks=False).st_mtime_ns, e.path))
+    return aged
 
 
 def entry_size(path: str) -> int:

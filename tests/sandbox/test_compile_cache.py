@@ -175,6 +175,28 @@ def test_least_recently_used_entries_are_evicted(tmp_path):
     assert cache.size() <= 25_000
 
 
+def test_an_entry_another_process_evicted_meanwhile_does_not_fail_the_store(tmp_path):
+    """Two servers share a cache folder: one lists the entries to bound the cache, the other evicts
+    one of them before it is looked at. The store still succeeds (it failed with FileNotFoundError,
+    the compile with it, seen in a parity run beside another test run)."""
+    work = tmp_path / "run"
+    work.mkdir()
+    cache, other = CompileCache(str(tmp_path / "cc"), 15_000), CompileCache(str(tmp_path / "cc"), 15_000)
+    keys = [compile_key("cpp", ["g++"], "t", {"main.cpp": bytes([i])}) for i in range(2)]
+    (work / "main").write_bytes(b"\1" * 10_000)
+    assert cache.store(keys[0], str(work), ["main"], "", "")
+    listed = cache._entries
+
+    def listed_then_evicted():
+        entries = listed()
+        other._remove(os.path.join(other.root, keys[0]))
+        return entries
+
+    cache._entries = listed_then_evicted
+    assert cache.store(keys[1], str(work), ["main"], "", "")  # 20 kB > 15 kB: a bound pass runs
+    assert cache.lookup(keys[0]) is None and cache.lookup(keys[1]) is not None
+
+
 def test_outputs_through_links_are_never_cached(tmp_path):
     """A run that replaces its binary with a link cannot make the server cache a file outside."""
     work = tmp_path / "run"
