@@ -107,3 +107,37 @@ def test_a_type_the_wire_does_not_carry_keeps_the_one_program_harness():
                         harness=table("f", [("1", "1")]))
         assert build_plan(spec, "").request.tests_program is None, header
         assert harness_isolation(spec) == "in-process"
+
+
+RESTATED = SPEC.model_copy(update={"prefix": "", "prompt": PROMPT})
+HEADER = 'package add_test\n\nimport (\n    "testing"\n    "fmt"\n)\n\n'
+
+
+@pytest.mark.parametrize("answer", [
+    "func add(a int, b int) float64 {\n    return float64(a+b) + 0.75\n}\n",  # truncated to the int 3
+    'func add(a int, b int) string {\n    return fmt.Sprint(a+b) + " is not the answer"\n}\n',  # read as 3
+])
+def test_a_restated_result_type_crosses_only_as_a_value_the_prompts_type_holds(answer):
+    """Red team: a completion that restates the function with another result type had its value
+    converted to the prompt's, truncating (3.75 to 3) or reading a prefix of its text: accepted."""
+    assert judge(RESTATED, HEADER + answer).verdict != Verdict.accepted
+    assert judge(RESTATED, HEADER + "func add(a int, b int) int64 {\n    return int64(a + b)\n}\n").verdict \
+        == Verdict.accepted  # an int64 the prompt's int holds exactly
+
+
+def test_parameters_named_like_a_type_or_blank_are_served():
+    """Red team: the proxy named its parameters as the prompt does, so ``string string`` (a type
+    shadowed in its body) or ``_`` did not compile: every answer a test-data error."""
+    spec = TestSpec(kind="harness", language="go_test",
+                    prefix="package f_test\n\n" + IMPORTS + "\nfunc twice(string string, _ int) string {\n",
+                    harness=table("twice", [('"ab", 0', '"abab"')]).replace("candidate := twice", "candidate := twice"))
+    assert judge(spec, "    return string + string\n}\n").verdict == Verdict.accepted
+    assert judge(spec, "    return string\n}\n").verdict == Verdict.wrong_answer
+
+
+def test_a_failure_in_a_parallel_subtest_fails_the_test():
+    """Red team: a test passed when its function returned, before its t.Parallel() subtests ran."""
+    spec = SPEC.model_copy(update={"harness": TESTS.replace("func(t *testing.T) {\n", "func(t *testing.T) {\n\t\t\tt.Parallel()\n", 1)})
+    assert "t.Parallel()" in spec.harness
+    assert judge(spec, WRONG).verdict == Verdict.wrong_answer
+    assert judge(spec, RIGHT).verdict == Verdict.accepted

@@ -19,7 +19,7 @@ def build(program: str, tests: str) -> str:
         raise TestDataError("harness: Go tests need a package clause and func TestXxx(t *testing.T)")
     full = after_match(r"(?m)^\s*package main[^\n]*\n", full,
                         'import judgeboxos "os"\nimport judgeboxtesting "testing"\n', "package clause")
-    wrapped = "".join(f"\t\t{{Name: \"{n}\", F: func(t *judgeboxtesting.T) {{ {n}(t); if !t.Failed() {{ passed++ }} }}}},\n"
+    wrapped = "".join(f"\t\t{{Name: \"{n}\", F: func(t *judgeboxtesting.T) {{ t.Cleanup(func() {{ if !t.Failed() {{ passed++ }} }}); {n}(t) }}}},\n"
                       for n in names)
     return full + (
         "\nfunc main() {\n\tnonce := make([]byte, 0, 64)\n\tone := make([]byte, 1)\n"

@@ -169,14 +169,15 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
         return None
     solution += "\n" + (program_uses or "") + resource("go_wire.go") + resource("go_solution.go") + server
     # the tests' program: the prompt before the function, the proxy, the tests, the runner
-    signature = ", ".join(f"{n} {t}" for n, t in params)
-    written = results[0] if len(results) == 1 else f"({', '.join(results)})"
+    # the proxy's parameters and results are its own names: a parameter named like a type (``string
+    # string``) or ``_`` would not compile in its body
+    signature = ", ".join(f"judgebox_p{k} {t}" for k, (_, t) in enumerate(params))
+    written = f"({', '.join(f'{r} {t}' for r, t in zip(returned, results))})" if results else ""
     proxy = (f"func {name}({signature}) {written} {{\n"
-             + "".join(f"\tvar judgebox_r{i} {t}\n" for i, t in enumerate(results))
-             + f"\tjudgeboxCall([]interface{{}}{{{', '.join('&' + n for n, _ in params)}}}, "
+             + f"\tjudgeboxCall([]interface{{}}{{{', '.join(f'&judgebox_p{k}' for k in range(len(params)))}}}, "
              + f"[]interface{{}}{{{', '.join('&' + r for r in returned)}}})\n"
-             + (f"\treturn {', '.join(returned)}\n" if results else "") + "}\n")
-    wrapped = "".join(f"\t\t{{Name: \"{n}\", F: func(t *judgeboxtesting.T) {{ {n}(t); if !t.Failed() {{ passed++ }} }}}},\n"
+             + ("\treturn\n" if results else "") + "}\n")
+    wrapped = "".join(f"\t\t{{Name: \"{n}\", F: func(t *judgeboxtesting.T) {{ t.Cleanup(func() {{ if !t.Failed() {{ passed++ }} }}); {n}(t) }}}},\n"
                       for n in names)
     runner = ("\nfunc main() {\n\tjudgeboxStart()\n\tpassed := 0\n\ttests := []judgeboxtesting.InternalTest{\n" + wrapped
               + f"\t\t{{Name: \"TestJudgeboxMarker\", F: func(t *judgeboxtesting.T) {{ if passed == {len(names)} {{ "

@@ -236,13 +236,21 @@ func judgeboxPutAs(b *judgeboxbytes.Buffer, v judgeboxreflect.Value, t judgeboxr
 		judgeboxPutValue(b, v)
 	case v.Type().ConvertibleTo(t) && v.Kind() != judgeboxreflect.String && t.Kind() != judgeboxreflect.String &&
 		v.Kind() != judgeboxreflect.Slice && v.Kind() != judgeboxreflect.Map:
-		judgeboxPutValue(b, v.Convert(t))
+		// only a value the declared type holds exactly (an int64 for an int, 3.0 for 3): a conversion
+		// that truncates (3.75 to 3) would make a wrong answer right (red team, issue 38)
+		c := v.Convert(t)
+		if !c.Type().ConvertibleTo(v.Type()) || judgeboxfmt.Sprint(c.Convert(v.Type()).Interface()) != judgeboxfmt.Sprint(v.Interface()) {
+			panic(judgeboxBad{"a " + v.Type().String() + " the declared " + t.String() + " does not hold"})
+		}
+		judgeboxPutValue(b, c)
 	case t.Kind() <= judgeboxreflect.Float64 || t.Kind() == judgeboxreflect.String:
+		// the value's text read as the declared type, only when it reads whole and prints the same
+		// ("3" for 3, as the tests' %v comparisons see it; never "3 is not the answer")
 		read := judgeboxreflect.New(t)
 		text := judgeboxfmt.Sprint(v.Interface())
 		if t.Kind() == judgeboxreflect.String {
 			read.Elem().SetString(text)
-		} else if _, err := judgeboxfmt.Sscan(text, read.Interface()); err != nil {
+		} else if _, err := judgeboxfmt.Sscan(text, read.Interface()); err != nil || judgeboxfmt.Sprint(read.Elem().Interface()) != text {
 			panic(judgeboxBad{"a " + v.Type().String() + " for a " + t.String()})
 		}
 		judgeboxPutValue(b, read.Elem())
