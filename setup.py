@@ -47,5 +47,5 @@ setup(
     package_dir=package_dir,
     package_data={**{pkg: ["*.yaml", "*.yml", "*.json"] for pkg in data},
                   "judgebox.report": ["assets/*"],  # the report page's template, script and style
-                  "judgebox.reward.harness.split": ["*.hpp", "*.java", "*.rs", "*.go"]},  # the split harnesses' runtimes
+                  "judgebox.reward.harness.split": ["*.hpp", "*.java", "*.rs", "*.go", "*.js"]},  # the split harnesses' runtimes
 )

@@ -439,6 +439,11 @@ class Executor:
         missing = self.unsupported(request.language)
         if missing:
             return RunTestsResponse(status=RunStatus.SandboxError, message=missing, executor_pod_name=pod), {}
+        tests_language = getattr(request, "tests_language", None)
+        missing = self.unsupported(tests_language) if tests_language else None
+        if missing:
+            return RunTestsResponse(status=RunStatus.SandboxError, message=f"tests_language: {missing}",
+                                    executor_pod_name=pod), {}
         recipe = RECIPES[request.language]
         python = self.settings.python
         files = {recipe.source_name(request.code): recipe.text(request.code).encode(), **decode_files(request.files)}
@@ -463,7 +468,8 @@ class Executor:
             tests_fds: list[int] = []
             exec_fds: list[int] = []
             if tests is not None and _compiled(compile_result):
-                tests_compile, tests_argv, tests_fds, exec_fds = self._tests_program(recipe, tests, tests_dir, env,
+                tests_recipe = RECIPES[tests_language or request.language]
+                tests_compile, tests_argv, tests_fds, exec_fds = self._tests_program(tests_recipe, tests, tests_dir, env,
                                                                                      request, iso, cancel)
                 held.callback(lambda: [os.close(fd) for fd in tests_fds])
             absolute = {p: data for p, data in files.items() if p.startswith("/")}  # emptied by each reset

@@ -394,6 +394,9 @@ class RunTestsRequest(RunCodeRequest):
         "compile-cache entry), becomes read-only for the run, and is what each case runs, in that folder, with "
         "'--' and the command that runs `code` (relative to the working folder) as its last arguments; "
         "`code` runs only when the tests start it (judgebox's split harnesses)")
+    tests_language: Optional[Language] = Field(  # type: ignore[valid-type]
+        None, description="judgebox extension: the language of tests_program (None: `language`), e.g. `nodejs` "
+        "tests of `typescript` code")
     total_timeout: Optional[float] = Field(
         None, gt=0, description="judgebox extension: seconds the cases may take together (wall time), at "
         "most the server's max_request_seconds; past it the running case is stopped and the rest are not run, "
@@ -402,6 +405,9 @@ class RunTestsRequest(RunCodeRequest):
     @model_validator(mode="after")
     def _case_files_fit(self) -> "RunTestsRequest":
         program, request_files = self._program_files(), frozenset(_paths(self.files, "files"))
+        if self.tests_language is not None and self.tests_program is None:
+            raise ValueError("tests_language: it names the language of tests_program, and there is none; drop it "
+                             "or send tests_program")
         if self.tests_program is not None:
             for field, paths in (("files", request_files),
                                  *((f"cases[{i}].files", _paths(c.files, "cases[].files")) for i, c in enumerate(self.cases))):

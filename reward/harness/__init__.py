@@ -6,7 +6,7 @@
 - ``assert`` in Python: one runner process runs every assert in order (as MBPP's own harness does)
   and reports a nonce-prefixed line per assert, then a final one; its time limit is
   ``run_timeout`` per assert, and an assert that took longer than ``run_timeout`` is a timeout.
-- ``harness`` in other languages: C++, Java, Rust and Go function-call tests run apart from the solution
+- ``harness`` in other languages: C++, Java, Rust, Go, Node.js and TypeScript function-call tests run apart from the solution
   (:mod:`judgebox.reward.harness.split`: a tests' program and the solution's, the sandbox's
   ``tests_program``); elsewhere :mod:`judgebox.reward.harness.multipl` builds one test program per
   submission that prints the nonce marker after its tests.
@@ -25,7 +25,7 @@ import functools
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from judgebox.reward.libraries import prelude_preload
 from judgebox.reward.preludes import with_prelude
@@ -39,6 +39,7 @@ from .runner import count_tests
 from .split import cpp as split_cpp
 from .split import go as split_go
 from .split import java as split_java
+from .split import node as split_node
 from .split import rust as split_rust
 
 #: Dataset language names -> sandbox language names.
@@ -124,9 +125,9 @@ def _build_plan(spec: TestSpec, code: str, stop_on_first_failure: bool, compile_
         raise TestDataError(f"language: {spec.kind} tests run Python only, not {spec.language!r}")
     split = split_programs(spec, code)
     if split is not None:
-        solution, tests = split
-        req = RunTestsRequest(code=solution, tests_program=tests, language=language, compile_timeout=compile_timeout,
-                              cpp_std=spec.cpp_std, cases=[{"stdin": nonce + "\n"}], **limits)
+        req = RunTestsRequest(code=split.code, tests_program=split.tests_program, tests_language=split.tests_language,
+                              language=language, compile_timeout=compile_timeout, cpp_std=spec.cpp_std,
+                              cases=[{"stdin": nonce + "\n" + split.tests_input}], **limits)
         return Plan(req, nonce, isolation="process")
     program = build_program(language, source, spec.harness or "")
     req = RunTestsRequest(code=program, language=language, compile_timeout=compile_timeout,
@@ -134,18 +135,33 @@ def _build_plan(spec: TestSpec, code: str, stop_on_first_failure: bool, compile_
     return Plan(req, nonce, isolation="in-process")
 
 
-def split_programs(spec: TestSpec, code: str) -> Optional[tuple[str, str]]:
-    """``(the solution's program, the tests' program)`` of a function-call harness whose tests run
-    apart from the solution (:mod:`judgebox.reward.harness.split`), or ``None``: its language has no
-    split harness yet, or the prompt's entry function cannot be read (the one-program harness)."""
-    builder = _SPLIT.get(sandbox_language(spec))
-    if spec.kind != "harness" or builder is None:
+class Split(NamedTuple):
+    """A function-call harness's two programs (:func:`split_programs`)."""
+
+    code: str  #: the solution's program
+    tests_program: str  #: the tests' program (no code of the solution)
+    tests_input: str = ""  #: what follows the nonce's line on the tests' stdin (Node.js: the tests)
+    tests_language: Optional[str] = None  #: the tests' program's sandbox language (``None``: the code's)
+
+
+def split_programs(spec: TestSpec, code: str) -> Optional[Split]:
+    """The two programs of a function-call harness whose tests run apart from the solution
+    (:mod:`judgebox.reward.harness.split`), or ``None``: its language has no split harness yet, or
+    the prompt's entry function cannot be read (the one-program harness)."""
+    language = sandbox_language(spec)
+    if spec.kind != "harness" or language not in _SPLIT:
         return None
-    return builder(spec.prefix if spec.prompt is None else spec.prompt, spec.prefix + code, spec.harness or "")
+    prompt = spec.prefix if spec.prompt is None else spec.prompt
+    if language in ("nodejs", "typescript"):
+        built = split_node.build(prompt, spec.prefix + code, spec.harness or "", language)
+        return None if built is None else Split(*built, tests_language="nodejs")
+    built = _SPLIT[language](prompt, spec.prefix + code, spec.harness or "")
+    return None if built is None else Split(*built)
 
 
 #: The languages whose function-call tests run apart from the solution: their program builders.
-_SPLIT = {"cpp": split_cpp.build, "java": split_java.build, "rust": split_rust.build, "go": split_go.build}
+_SPLIT = {"cpp": split_cpp.build, "java": split_java.build, "rust": split_rust.build, "go": split_go.build,
+          "nodejs": split_node.build, "typescript": split_node.build}
 
 
 def forgeable(spec: TestSpec) -> bool:
@@ -170,7 +186,7 @@ def stdio_case(spec: TestSpec, case: StdioCase) -> dict:
 def harness_isolation(spec: TestSpec) -> Optional[str]:
     """Where a spec's tests run: ``"process"`` (apart from the solution, which they reach through
     proxies and plain data) or ``"in-process"``; ``None`` for stdio. Other languages than Python:
-    ``"process"`` where a split harness builds the tests' program (C++, Java, Rust and Go whose prompt
+    ``"process"`` where a split harness builds the tests' program (C++, Java, Rust, Go, Node.js and TypeScript whose prompt
     ends with an entry function whose types can cross), else ``"in-process"`` (the solution and the
     tests are one program).
 
@@ -254,4 +270,4 @@ def _names(spec: TestSpec) -> dict:
 
 
 __all__ = ["LANGUAGE_ALIASES", "Plan", "build_plan", "forgeable", "harness_isolation", "python_tasks", "sandbox_language",
-           "split_programs", "stdio_case"]
+           "Split", "split_programs", "stdio_case"]

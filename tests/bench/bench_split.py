@@ -1,5 +1,5 @@
 """Cost of a split harness (issue 38): SandboxFusion's MultiPL-E answers of one language (C++ 161,
-Java 158, Rust ``rs`` 156, Go 154) judged with the tests apart from the solution (two programs) and in one program, wall time
+Java 158, Rust ``rs`` 156, Go 154, JavaScript ``js`` 161) judged with the tests apart from the solution (two programs) and in one program, wall time
 and the sandbox's CPU seconds.
 
 Run: ``JUDGEBOX_DATA_DIR=../shared/data python tests/bench/bench_split.py --lang cpp [--rounds 2]``.
@@ -42,7 +42,7 @@ def run(pairs, split: bool) -> tuple[float, float, dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--lang", choices=["cpp", "java", "rs", "go"], default="cpp")
+    ap.add_argument("--lang", choices=["cpp", "java", "rs", "go", "js"], default="cpp")
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
     problems = load_dataset(f"multipl-e-{args.lang}")[0]

@@ -106,7 +106,7 @@ def test_programs_run_as_an_unprivileged_user_and_health_reports_protections(sta
     assert isinstance(health["isolation"], dict) and health["isolation"]
 
 
-@pytest.mark.parametrize("language", ["cpp", "go", "java", "rust"])
+@pytest.mark.parametrize("language", ["cpp", "go", "java", "nodejs", "rust"])
 def test_split_harnesses_judge_through_the_gateway(stack, client, language):
     """The tests apart from the solution (issue 38) in the image: the executor, root with full
     isolation, runs the tests' program from its memfd (or the JVM non-dumpable with its classes in

@@ -1,5 +1,6 @@
-"""Issue 38: in every language with a split harness (C++, Java, Rust, Go) the tests' program holds none
-of the solution, the solution's program none of the tests, the judgement says the tests ran apart
+"""Issue 38: in every language with a split harness (C++, Java, Rust, Go, Node.js) the tests' program
+(or, Node.js, its input) holds none of the solution, the solution's program none of the tests, the
+judgement says the tests ran apart
 (``harness_isolation: "process"``, ``forgeable: false``), and a right and a wrong answer are judged so.
 Each language's forgeries and test shapes are in ``test_split_<language>.py``."""
 
@@ -10,12 +11,13 @@ import pytest
 from judgebox.reward import Verdict, judge
 from judgebox.reward.harness import build_plan, harness_isolation
 
-from . import test_split_cpp, test_split_go, test_split_java, test_split_rust
+from . import test_split_cpp, test_split_go, test_split_java, test_split_node, test_split_rust
 
 #: (the language's test module, text only the right answer holds, text only the tests hold)
 LANGUAGES = {"cpp": (test_split_cpp, "return a + b", "assert(candidate"),
              "go": (test_split_go, "return a + b", "expected: 3"),
              "java": (test_split_java, "return a + b", "assert(add"),
+             "nodejs": (test_split_node, "return a + b", "assert.deepEqual"),
              "rust": (test_split_rust, "a + b", "assert_eq!")}
 
 
@@ -25,8 +27,9 @@ def test_the_tests_run_apart_and_the_harness_says_so(language):
     module, answer, tests = LANGUAGES[language]
     spec = module.SPEC
     plan = build_plan(spec, module.RIGHT)
-    assert plan.request.tests_program is not None and answer not in plan.request.tests_program
-    assert tests in plan.request.tests_program and tests not in plan.request.code
+    tests_side = plan.request.tests_program + plan.request.cases[0].stdin  # Node.js: the tests come on stdin
+    assert plan.request.tests_program is not None and answer not in tests_side
+    assert tests in tests_side and tests not in plan.request.code
     assert harness_isolation(spec) == "process"
     j = judge(spec, module.RIGHT)
     assert (j.verdict, j.forgeable, j.tests[0].harness_isolation) == (Verdict.accepted, False, "process")

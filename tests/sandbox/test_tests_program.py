@@ -69,6 +69,22 @@ def test_an_interpreted_tests_program_starts_the_code_too(local_sandbox):
     assert r.run_results[0].stdout == "tests main.py code\n", r
 
 
+def test_tests_language_runs_the_tests_program_in_another_language(local_sandbox):
+    """``tests_language``: Python tests of a C++ program; the tests start the compiled code."""
+    r = local_sandbox.run_tests(RunTestsRequest(code=CODE, language="cpp", tests_language="python",
+                                                tests_program=STARTER["python"], cases=[{"stdin": ""}]))
+    assert r.status.value == "Success" and r.tests_compile_result is None, r
+    assert r.run_results[0].stdout == "code here; tests binary writable: no\n"
+
+
+def test_tests_language_without_a_tests_program_is_refused():
+    with pytest.raises(ValueError, match="tests_language: it names the language of tests_program, and there is none"):
+        RunTestsRequest(code="print(1)", language="python", tests_language="nodejs", cases=[{"stdin": ""}])
+    with pytest.raises(ValueError, match="tests_language"):
+        RunTestsRequest(code="print(1)", language="python", tests_program="x", tests_language="cobol",
+                        cases=[{"stdin": ""}])
+
+
 #: The code's program, a child of the tests' process: what it can open of its parent under /proc.
 PEEK = {
     "python": ("import os\n"
