@@ -22,6 +22,8 @@ from typing import Optional, Sequence, get_args
 
 USAGE_ERROR = 1
 """Exit status of a bad argument or input (argparse's own usage errors included)."""
+FORCE_HELP = ("replace an existing file this run did not write (another run's summary, page or chart, or a file "
+              "judgebox did not write); never an input, and never another results file")
 
 
 class UsageError(Exception):
@@ -376,7 +378,11 @@ def _eval(args: argparse.Namespace) -> int:
     for flag, out in (("--summary", args.summary), ("--chart", args.chart), ("--html", args.html)):
         if out:
             writable(flag, out)
-    _html_apart(args.html, results, args.summary, args.chart, args.samples)
+    run = str(results.resolve())
+    _outputs([("DATASET", args.dataset, "input"), ("--samples", args.samples, "input"),
+              ("--results", results, "results"), ("--summary", args.summary, "summary"),
+              ("--chart", args.chart, "chart"), ("--html", args.html, "page")],
+             {"summary": run, "chart": run, "page": run}, args.force, {p.task_id for p in problems})
     sanitize = args.sanitize if args.sanitize is not None else bool(manifest and manifest.sanitize)
     if sanitize:
         check_sanitizable(problems)
@@ -399,6 +405,7 @@ def _eval(args: argparse.Namespace) -> int:
         return code
     print_table(summary)
     print(f"results: {results}")
+    summary.results_file = run
     if args.summary:
         write_summary(summary, Path(args.summary))
         print(f"summary: {args.summary}")
@@ -413,10 +420,16 @@ def _eval(args: argparse.Namespace) -> int:
     return _infra_exit(summary, "samples hit infrastructure errors after retries", "score them")
 
 
-def _html_apart(html: Optional[str], *others: Optional[object]) -> None:
-    """``--html`` must not name a file the run reads or writes (it would overwrite it)."""
-    if html and any(o and Path(str(o)).resolve() == Path(html).resolve() for o in others):
-        raise UsageError(f"--html {html}: that is also an input or output of this run; give another path")
+def _outputs(files: list[tuple[str, object, str]], owners: dict[str, str], force: bool,
+             task_ids: Optional[set[str]] = None) -> None:
+    """Check the run's outputs against its inputs and outputs and what each file holds
+    (:func:`judgebox.outputs.check_outputs`); ``files``: ``(flag, path or None, kind)``, an input
+    that is not an existing file (a dataset name, ``gold``) left out."""
+    from judgebox.outputs import Role, check_outputs
+
+    roles = [Role(flag, Path(str(path)), kind) for flag, path, kind in files
+             if path and (kind != "input" or Path(str(path)).is_file())]
+    check_outputs(roles, owners, force=force, task_ids=task_ids)
 
 
 def _html(out: Optional[str], records: Path, summary, tokenizer: Optional[str] = None) -> None:
@@ -437,6 +450,8 @@ def _report(args: argparse.Namespace) -> int:
         if args.summary else None
     other = readable("--compare", args.compare, "give another results or trajectories jsonl") if args.compare else None
     out = writable("--out", args.out or str(source.with_suffix(".html")), make_parent=True)
+    _outputs([("FILE", source, "input"), ("--summary", summary, "input"), ("--compare", other, "input"),
+              ("--out", out, "page")], {"page": str(source.resolve())}, args.force)
     write_report(source, out, summary_path=summary, compare_path=other,
                  tokenizer=None if args.no_tokens else (args.tokenizer or None), title=args.title,
                  token_view=not args.no_tokens)
@@ -514,7 +529,12 @@ def _rollout(args: argparse.Namespace) -> int:
     for flag, path in (("--summary", args.summary), ("--html", args.html)):
         if path:
             writable(flag, path)
-    _html_apart(args.html, out, args.summary)
+    run = str(out.resolve())
+    _outputs([("DATASET", args.dataset, "input"), ("--tools", None if args.tools == "none" else args.tools, "input"),
+              *((flag, value[1:], "input") for flag, value in (("--sampling-params", args.sampling_params),
+                                                               ("--config", args.config)) if (value or "").startswith("@")),
+              ("--out", out, "trajectories"), ("--summary", args.summary, "summary"), ("--html", args.html, "page")],
+             {"summary": run, "page": run}, args.force, {p.task_id for p in problems})
     if args.backend == "openai" and not args.base_url:
         raise UsageError("--backend openai needs --base-url URL (repeatable)")
     for flag, value in (("--model", args.model), ("--tokenizer", args.tokenizer)):
@@ -558,6 +578,7 @@ def _rollout(args: argparse.Namespace) -> int:
           f"tool errors: {summary.tool_errors}; tool timeouts: {summary.tool_timeouts}")
     print(f"trajectories: {out}")
     summary.model = args.model
+    summary.results_file = run
     if args.summary:
         write_summary(summary, Path(args.summary))
         print(f"summary: {args.summary}")
@@ -634,20 +655,26 @@ def _datasets(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
+    import json
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from judgebox.reward.loaders import load_dataset
     from judgebox.reward.loaders.verl import to_row
+    from judgebox.reward.results import replace_atomically
 
     problems, manifest = load_dataset(args.dataset, args.format)
     name = manifest.name if manifest else Path(args.dataset).name.split(".")[0]
     out = writable("--out", args.out or f"{name}.verl.parquet")
+    _outputs([("DATASET", args.dataset, "input"), ("--out", out, "parquet")], {"parquet": name}, args.force)
     usable = [p for p in problems if p.spec is not None]
     tools = [t for t in args.tool_selection.split(",") if t] if args.tool_selection is not None else None
     rows = [to_row(p, i, agent_name=args.agent_name, tool_selection=tools, system=args.system)
             for i, p in enumerate(usable)]
-    pq.write_table(pa.Table.from_pylist(rows), out)
+    table = pa.Table.from_pylist(rows)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"judgebox": json.dumps({"dataset": name})})
+    replace_atomically(out, lambda tmp: pq.write_table(table, tmp))
     skipped = len(problems) - len(usable)
     print(f"wrote {len(rows)} rows to {out}" + (f" ({skipped} problems with unusable tests skipped)" if skipped else ""))
     return 0
@@ -678,6 +705,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--summary", help="write the summary JSON here")
     ev.add_argument("--chart", help="write a PNG chart of pass@k and verdict counts here")
     ev.add_argument("--html", help="write the report page here (as `judgebox report`)")
+    ev.add_argument("--force", action="store_true", help=FORCE_HELP)
     ev.add_argument("--sandbox-url", action="append", default=[],
                     help="sandbox base URL (repeatable); default: the embedded sandbox")
     ev.add_argument("--concurrency", type=int, help="samples judged at once (default: 2 x CPU count); "
@@ -724,6 +752,7 @@ def build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--out", help="trajectories jsonl, appended and resumed "
                                   "(default: judgebox-results/DATASET.rollout.jsonl)")
     ro.add_argument("--summary", help="write the summary JSON here")
+    ro.add_argument("--force", action="store_true", help=FORCE_HELP)
     ro.add_argument("--html", help="write the report page here (as `judgebox report`, token texts from "
                                    "--tokenizer/--model)")
     ro.add_argument("--sandbox-url", action="append", default=[],
@@ -746,6 +775,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--no-tokens", action="store_true", help="leave the token view out (no tokenizer loaded)")
     rp.add_argument("--title", help="the page title (default: the dataset and file name)")
     rp.add_argument("--out", help="the HTML file (default: FILE with .html)")
+    rp.add_argument("--force", action="store_true", help=FORCE_HELP)
     rp.set_defaults(func=_report)
 
     ds = sub.add_parser("datasets", help="list dataset manifests and which are available locally")
@@ -801,6 +831,7 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--to", choices=["verl-parquet"], required=True, help="output format")
     conv.add_argument("--format", help="loader format for a data file path")
     conv.add_argument("--out", help="output path (default: DATASET.verl.parquet)")
+    conv.add_argument("--force", action="store_true", help=FORCE_HELP)
     conv.add_argument("--agent-name", help="verl agent loop name, written as the agent_name column")
     conv.add_argument("--tool-selection", help="comma-separated tool names -> extra_info.tool_selection")
     conv.add_argument("--system", help="a system message put before each prompt")

@@ -20,6 +20,7 @@ from typing import Iterable, Optional
 from pydantic import BaseModel, Field
 
 from judgebox.reward.passk import summarize_pass_at_k
+from judgebox.reward.results import replace_atomically
 from judgebox.reward.verdict import Verdict, unscorable_reason
 
 #: Verdicts that carry no information about the program: excluded from pass@k.
@@ -72,6 +73,8 @@ class EvalSummary(BaseModel):
     unscorable_reasons: dict[str, int] = Field(
         default_factory=dict, description="samples left out of pass@k by what failed: 'infrastructure' "
                                           "(sandbox or engine: re-run) or 'test_data' (the dataset's tests: fix them)")
+    results_file: Optional[str] = Field(None, description="the absolute path of the results (or trajectories) file "
+                                                         "this summary was computed from (set by the CLI)")
     wall_time_s: Optional[float] = Field(None, description="seconds this run spent scoring")
     samples_per_s: Optional[float] = Field(None, description="samples scored by this run per second")
     duplicates_dropped: int = Field(0, description="older lines of a sample found in the results file "
@@ -185,12 +188,14 @@ def print_table(summary: EvalSummary, console=None) -> None:
 
 
 def write_summary(summary: EvalSummary, path: Path) -> None:
-    """Write the summary JSON (indented, UTF-8)."""
-    Path(path).write_text(json.dumps(summary.model_dump(mode="json"), indent=2) + "\n")
+    """Write the summary JSON (indented, UTF-8), whole or not at all."""
+    text = json.dumps(summary.model_dump(mode="json"), indent=2) + "\n"
+    replace_atomically(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def write_chart(summary: EvalSummary, path: Path) -> None:
-    """Write a PNG: pass@k bars (left) and samples per verdict (right). Needs matplotlib."""
+    """Write a PNG, whole or not at all: pass@k bars (left) and samples per verdict (right); its text
+    chunk ``judgebox-source`` names ``summary.results_file``. Needs matplotlib."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -203,5 +208,6 @@ def write_chart(summary: EvalSummary, path: Path) -> None:
     right.barh(list(summary.verdicts), list(summary.verdicts.values()), color="tab:blue")
     right.set_title("samples per verdict")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    metadata = {"judgebox-source": summary.results_file} if summary.results_file else None
+    replace_atomically(Path(path), lambda tmp: fig.savefig(tmp, dpi=100, format="png", metadata=metadata))
     plt.close(fig)

@@ -115,14 +115,33 @@ def read_results(path: Path) -> ResultsFile:
 
 def compact(path: Path, records: dict[Key, dict[str, Any]]) -> None:
     """Rewrite ``path`` with one line per key (``records``: the newest of each), atomically."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8") as out:
             for row in records.values():
                 out.write(json.dumps(row) + "\n")
             out.flush()
             os.fsync(out.fileno())
+
+    replace_atomically(path, write)
+
+
+def replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """Write ``path`` whole or not at all: ``write(tmp)`` fills a temporary file beside it (same folder,
+    a hidden name), which then replaces ``path`` in one rename; a crash or an error leaves ``path`` as
+    it was and no temporary file. The file keeps the mode of the one it replaces (a new one: 0666
+    less the umask)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mask = os.umask(0)
+            os.umask(mask)
+            mode = 0o666 & ~mask
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -28,6 +28,7 @@ from judgebox.report.overview import UNSCORED, compare, overview, passed, proble
 from judgebox.report.records import Records, read_records
 from judgebox.report.samples import prompt, sample
 from judgebox.report.summary import read_summary
+from judgebox.reward.results import replace_atomically
 
 #: a lone surrogate: valid in JSON text (``"\\ud800"``), not encodable as UTF-8
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -132,7 +133,7 @@ def build_page(records: Records, *, summary: Optional[dict] = None, other: Optio
     env = Environment(autoescape=select_autoescape(default=True), keep_trailing_newline=True)
     template = env.from_string((assets / "report.html.j2").read_text(encoding="utf-8"))
     return _encode(template.render(
-        title=title or f"judgebox report: {dataset or records.path.name}",
+        title=title or f"judgebox report: {dataset or records.path.name}", source=str(records.path.resolve()),
         style=(assets / "report.css").read_text(encoding="utf-8"),
         script=(assets / "report.js").read_text(encoding="utf-8"),
         head=_pack(head), vocab=vocab, chunks=chunks)).decode("utf-8")
@@ -170,5 +171,5 @@ def write_report(path: Path, out: Path, *, summary_path: Optional[Path] = None, 
     html = build_page(records, summary=summary, other=other, tokenizer=tok, tokenizer_name=name, title=title)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(html, encoding="utf-8")
+    replace_atomically(out, lambda tmp: tmp.write_text(html, encoding="utf-8"))
     return out

@@ -127,7 +127,8 @@ def test_the_report_never_overwrites_a_file_it_reads(tmp_path, capsys):
             main(argv)
         assert exit_.value.code == 1
     err = capsys.readouterr().err
-    assert "the report never overwrites what it reads" in err and "--html" in err
+    assert "--out r.jsonl: it is also FILE" in err.replace(str(tmp_path) + "/", "")
+    assert "--html" in err and "it is also --results" in err
     assert results.read_bytes() == before
 
 

@@ -27,7 +27,7 @@ from judgebox.reward.loaders import load_dataset, load_problems
 from tests.fixtures import DATA as OWN_ROWS
 
 JUDGEBOX = [sys.executable, "-m", "judgebox.cli"]
-VOLATILE = {"wall_time_s", "samples_per_s"}
+VOLATILE = {"wall_time_s", "samples_per_s", "results_file"}  # results_file: each run names its own
 
 
 def embedded_env() -> dict:

@@ -158,7 +158,7 @@ def test_a_second_eval_on_a_results_file_being_written_stops_at_once_naming_it(t
 
     results = tmp_path / "same.jsonl"
     with JsonlAppender(results) as first:  # the first run, still writing
-        first.write({"task_id": "other/0", "sample_id": 0, "verdict": "accepted", "passed": True})
+        first.write({"task_id": "HumanEval/0", "sample_id": 0, "verdict": "accepted", "passed": True})
         proc = judgebox("eval", "humaneval", "--samples", "gold", "--results", str(results), "--no-progress",
                         cwd=tmp_path, check=False)
     assert proc.returncode == 1
