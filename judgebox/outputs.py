@@ -7,8 +7,10 @@ every input and output of the same run, and against what the file already is.
   same kind of file written for the same run: a summary or chart of the same results file, a page
   of the same records file, a parquet of the same dataset. Anything else that is there (a results
   file, a dataset, another run's summary or page, a file judgebox did not write) is refused with one
-  line naming the flag, the path and what it holds, unless ``--force``. These files are then written
-  whole or not at all (:func:`judgebox.reward.results.replace_atomically`).
+  line naming the flag, the path and what it holds, unless ``--force``. (One of the same kind that
+  names no run, written before these files named theirs, is replaced: it can be made again from its
+  results.) These files are then written whole or not at all
+  (:func:`judgebox.reward.results.replace_atomically`).
 - An output the run *appends* to (``eval --results``, ``rollout --out``) is resumed when it is the
   same kind of file for the same dataset (its first record's task is one of the dataset's), and
   refused otherwise (``--force`` never makes a run append to a file of another kind).
@@ -103,7 +105,7 @@ def check_outputs(roles: Iterable[Role], owners: dict[str, str], *, force: bool 
                                     f"{found.owner!r} is not one of this one's); give {role.flag} another path")
             continue
         owner = owners.get(role.kind)
-        if found.kind == role.kind and found.owner is not None and found.owner == owner:
+        if found.kind == role.kind and found.owner in (owner, None):  # None: written before files named their run
             continue
         if not force:
             whose = f" of {found.owner}" if found.kind == role.kind and found.owner else ""
@@ -164,16 +166,22 @@ def _json_kind(path: Path, head: bytes, size: int) -> Found:
             return Found("trajectories", str(first["task_id"]), NAMES["trajectories"])
         if all(k in first for k in ("task_id", "sample_id", "verdict")):
             return Found("results", str(first["task_id"]), NAMES["results"])
-        return Found("other", None, f"a JSON lines file of {size} bytes (a dataset or samples?)")
-    if size <= _LINE_BYTES:
+        if not _summary(first):
+            return Found("other", None, f"a JSON lines file of {size} bytes (a dataset or samples?)")
+    whole = first
+    if not isinstance(first, dict) and size <= _LINE_BYTES:
         try:
             whole = json.loads(path.read_bytes())
         except ValueError:
             whole = None
-        if isinstance(whole, dict) and {"dataset", "n_samples", "pass_at_k"} <= set(whole):
-            owner = whole.get("results_file")
-            return Found("summary", str(owner) if owner else None, f"{NAMES['summary']} of dataset {whole['dataset']!r}")
+    if _summary(whole):
+        owner = whole.get("results_file")
+        return Found("summary", str(owner) if owner else None, f"{NAMES['summary']} of dataset {whole['dataset']!r}")
     return Found("other", None, f"a JSON file of {size} bytes judgebox did not write")
+
+
+def _summary(value: object) -> bool:
+    return isinstance(value, dict) and {"dataset", "n_samples", "pass_at_k"} <= set(value)
 
 
 def _png_text(head: bytes) -> dict[str, str]:

@@ -123,3 +123,16 @@ def test_a_replaced_file_is_written_whole_or_not_at_all(tmp_path):
     assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
     replace_atomically(target, lambda tmp: tmp.write_text("new"))
     assert target.read_text() == "new" and target.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_page_or_summary_written_before_files_named_their_run_is_replaced(run, tmp_path):
+    """Pages and summaries of earlier releases name no run: they are the same kind of derived file (made
+    again from the results), so the README's ``judgebox report ... --out`` still replaces one."""
+    assert run(*EVAL, "--results", "a.jsonl", "--summary", "a.json", "--html", "a.html")[0] == 0
+    page = (tmp_path / "a.html").read_text()
+    (tmp_path / "a.html").write_text(page.replace('<meta name="judgebox-source"', '<meta name="x"'))
+    summary = json.loads((tmp_path / "a.json").read_text())
+    (tmp_path / "a.json").write_text(json.dumps({k: v for k, v in summary.items() if k != "results_file"}))
+    code, err = run(*EVAL, "--results", "b.jsonl", "--summary", "a.json", "--html", "a.html")
+    assert code == 0, err
+    assert identify(tmp_path / "a.html").owner == identify(tmp_path / "a.json").owner == str(tmp_path / "b.jsonl")
