@@ -10,7 +10,7 @@ batch's own size is refused as a whole (HTTP 422 naming ``max_batch_items`` or `
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Union
+from typing import Any, Optional, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 
@@ -85,6 +85,35 @@ def field_errors(errors: Any) -> str:
 def validation_detail(exc: ValidationError) -> str:
     """:func:`field_errors` of ``exc`` (the input values are left out)."""
     return field_errors(exc.errors(include_input=False, include_url=False))
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def as_model(model: type[M], request: Any) -> M:
+    """``request`` as ``model``: ``model`` itself, a dict, or another pydantic model with the same
+    fields, such as the official ``sandbox_fusion.RunCodeRequest`` (a pydantic v1 model: converted
+    with ``.dict()``). Raises ``pydantic.ValidationError`` naming each bad field."""
+    if isinstance(request, model):
+        return request
+    if not isinstance(request, dict):
+        dump = getattr(request, "model_dump", None) or getattr(request, "dict", None)
+        request = dump() if callable(dump) else request
+    return model.model_validate(request)
+
+
+def validated(model: type[M], request: Any) -> M:
+    """``request`` as ``model`` (what :func:`as_model` accepts), the one check of a request on every
+    Python face (the embedded sandbox, the client).
+
+    Raises:
+        SandboxRequestError: (422) ``invalid <model>: <field>: <why>; ...``, the fields as the
+            server's 422 names them (the input values left out).
+    """
+    try:
+        return as_model(model, request)
+    except ValidationError as exc:
+        raise SandboxRequestError(f"invalid {model.__name__}: {validation_detail(exc)}", 422) from exc
 
 
 def item_error(index: int, exc: BaseException) -> Optional[BatchItemError]:

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Optional, Sequence, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 
-from .batch import item_error, request_list, validation_detail
+from .batch import item_error, request_list, validated, validation_detail
 from .config import SandboxSettings
 from .errors import Overloaded, SandboxOverloaded, SandboxRequestError, SandboxServerError
 from .executor import Executor
@@ -38,23 +38,19 @@ from .sessions.manager import SessionManager, SessionStartError
 M = TypeVar("M", bound=BaseModel)
 
 
-def as_model(model: type[M], request: Union[M, dict[str, Any]]) -> M:
-    """Accept a model or a dict. Raises ``pydantic.ValidationError`` naming the bad field."""
-    return request if isinstance(request, model) else model.model_validate(request)
-
-
 def bounded(model: type[M], request: Union[M, dict[str, Any]], settings: SandboxSettings) -> M:
-    """:func:`as_model` within the server's request limits: ``max_cases`` (a ``/run_tests`` request,
-    counted before its cases are parsed) and ``max_request_bytes`` (the request's JSON).
+    """``request`` as ``model`` (:func:`judgebox.sandbox.batch.validated`) within the server's request
+    limits: ``max_cases`` (a ``/run_tests`` request, counted before its cases are parsed) and
+    ``max_request_bytes`` (the request's JSON).
 
     Raises:
-        pydantic.ValidationError: a bad field (named).
-        SandboxRequestError: (422) over a limit, worded as the server's answer (the setting, its flag
-            and variable).
+        SandboxRequestError: (422) a bad field, named as the server's 422 names it (``invalid
+            RunCodeRequest: language: ...``), or over a limit, worded as the server's answer (the
+            setting, its flag and variable).
     """
     if model is RunTestsRequest:
         check_cases(request, settings)
-    req = as_model(model, request)
+    req = validated(model, request)
     check_request_bytes(len(req.__pydantic_serializer__.to_json(req)), settings)
     return req
 
@@ -88,15 +84,15 @@ class LocalSandbox:
 
     # sync --------------------------------------------------------------------------------------
     def run_code(self, request: Union[RunCodeRequest, dict]) -> RunCodeResponse:
-        """Run one program (SandboxFusion ``/run_code`` semantics). Raises ``ValidationError``, or
-        ``SandboxRequestError`` (422) over ``max_request_bytes``."""
+        """Run one program (SandboxFusion ``/run_code`` semantics). Raises ``SandboxRequestError``
+        (422): a bad field (named), or over ``max_request_bytes``."""
         req = bounded(RunCodeRequest, request, self.settings)
         with self._slots:
             return self.executor.run_code(req)
 
     def run_tests(self, request: Union[RunTestsRequest, dict]) -> RunTestsResponse:
-        """Compile once and run every case (judgebox ``/run_tests``). Raises ``ValidationError``, or
-        ``SandboxRequestError`` (422) over ``max_cases`` or ``max_request_bytes``."""
+        """Compile once and run every case (judgebox ``/run_tests``). Raises ``SandboxRequestError``
+        (422): a bad field (named), or over ``max_cases`` or ``max_request_bytes``."""
         req = bounded(RunTestsRequest, request, self.settings)
         with self._slots:
             return self.executor.run_tests(req)
@@ -111,9 +107,10 @@ class LocalSandbox:
         for i, request in enumerate(request_list(requests)):
             try:
                 items.append(bounded(RunTestsRequest, request, self.settings))
-            except ValidationError as exc:
-                items.append(BatchItemError(index=i, status_code=422, detail=validation_detail(exc)))
             except SandboxRequestError as exc:
+                if isinstance(exc.__cause__, ValidationError):  # the detail as the server's batch item has it
+                    items.append(BatchItemError(index=i, status_code=422, detail=validation_detail(exc.__cause__)))
+                    continue
                 items.append(BatchItemError(index=i, status_code=exc.status_code, detail=str(exc)))
         runs = {i: self._pool.submit(self.run_tests, item) for i, item in enumerate(items)
                 if isinstance(item, RunTestsRequest)}
@@ -128,7 +125,7 @@ class LocalSandbox:
 
     def run_jupyter(self, request: Union[RunJupyterRequest, dict]) -> RunJupyterResponse:
         """Run notebook cells in a fresh kernel (``/run_jupyter`` semantics). Raises
-        ``ValidationError``, or ``SandboxRequestError`` (422) over ``max_request_bytes``."""
+        ``SandboxRequestError`` (422): a bad field (named), or over ``max_request_bytes``."""
         from .sessions.jupyter import run_jupyter
 
         req = bounded(RunJupyterRequest, request, self.settings)
@@ -174,11 +171,14 @@ class LocalSandbox:
             idle_timeout: seconds without a call after which the session is closed.
 
         Raises:
-            pydantic.ValidationError: a bad argument (names the field).
+            SandboxRequestError: (422) a bad argument (names the field).
             SandboxOverloaded: ``max_sessions`` sessions are live.
             SandboxServerError: the kernel did not start.
         """
-        req = create_session_request(language, memory_limit_MB, idle_timeout)
+        try:
+            req = create_session_request(language, memory_limit_MB, idle_timeout)
+        except ValidationError as exc:  # worded as the client words it
+            raise SandboxRequestError(f"invalid session: {validation_detail(exc)}", 422) from exc
         with self._slots:
             try:
                 info = self.sessions.create(req)
@@ -199,8 +199,8 @@ class LocalSandbox:
         """Run one cell in a session, for the holder of its ``token`` (``Session.token``: what
         :meth:`create_session` answered): after the session's earlier cells (first come, first
         served), then holding an execution slot. Raises ``SessionNotFound`` (not live, or not this
-        token's), ``SandboxRequestError`` (401 no token; 422 code over ``max_code_bytes``)."""
-        req = as_model(SessionRunRequest, request)
+        token's), ``SandboxRequestError`` (401 no token; 422 a bad field, or code over ``max_code_bytes``)."""
+        req = validated(SessionRunRequest, request)
         self.sessions.check_code(req.code)
         session = self.sessions.get(session_id, token)
         with session.turn(), self._slots:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine, Optional, Sequence, 
 
 from pydantic import BaseModel, ValidationError
 
-from judgebox.sandbox.batch import field_errors, request_list, validation_detail
+from judgebox.sandbox.batch import as_model, field_errors, request_list, validated, validation_detail
 from judgebox.sandbox.errors import SandboxRequestError
 from judgebox.sandbox.local import LocalSandbox
 from judgebox.sandbox.models import (
@@ -65,34 +65,13 @@ __all__ = ["ClientSettings", "SandboxClient"]
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
-def _as_model(model: type[M], request: Any) -> M:
-    """``request`` as ``model``: ``model`` itself, a dict, or another pydantic model with the same
-    fields, such as the official ``sandbox_fusion.RunCodeRequest`` (a pydantic v1 model: converted
-    with ``.dict()``). Raises ``pydantic.ValidationError`` naming each bad field."""
-    if isinstance(request, model):
-        return request
-    if not isinstance(request, dict):
-        dump = getattr(request, "model_dump", None) or getattr(request, "dict", None)
-        request = dump() if callable(dump) else request
-    return model.model_validate(request)
-
-
-def validated(model: type[M], request: Any) -> M:
-    """``request`` as ``model`` (what :func:`_as_model` accepts). Raises :class:`SandboxRequestError`
-    (422) naming each bad field."""
-    try:
-        return _as_model(model, request)
-    except ValidationError as exc:
-        raise SandboxRequestError(f"invalid {model.__name__}: {field_errors(exc.errors())}", 422) from exc
-
-
 def _batch_items(requests: Sequence[Any]) -> tuple[list[Any], list[tuple[int, RunTestsRequest]]]:
     """Each request validated (an invalid one is its 422 :class:`BatchItemError`), and the valid
     ones as ``(index, request)`` pairs for the transport."""
     items: list[Any] = []
     for i, request in enumerate(request_list(requests)):
         try:
-            items.append(_as_model(RunTestsRequest, request))
+            items.append(as_model(RunTestsRequest, request))
         except ValidationError as exc:  # worded as the server's and the embedded sandbox's items
             items.append(BatchItemError(index=i, status_code=422, detail=validation_detail(exc)))
     return items, [(i, r) for i, r in enumerate(items) if isinstance(r, RunTestsRequest)]

@@ -1,5 +1,5 @@
 """File names a request cannot have are a malformed request (audit finding 11): HTTP 422 on
-``judgebox serve`` and pydantic's ``ValidationError`` on the embedded face, each naming the field
+``judgebox serve`` and ``SandboxRequestError`` (422) on the embedded face, each naming the field
 and the fix. Before, a name over 255 bytes, a path over 4095 bytes or a file under the program's
 own file (``main.py/x``) was HTTP 500 (which the client retries as a server fault), and the same in
 a case's files was a ``SandboxError`` (reward masked as ``infra_error``). The longest names Linux
@@ -11,7 +11,8 @@ import base64
 
 import httpx
 import pytest
-from pydantic import ValidationError
+
+from judgebox.sandbox.errors import SandboxRequestError
 
 X = base64.b64encode(b"x").decode()
 LONGEST = "/".join(["a" * 255] * 16)  # 4095 bytes: 255-byte names, the longest path a request may give
@@ -61,12 +62,14 @@ def test_a_bad_file_name_is_422_naming_the_field(live_server, endpoint, body, fi
 
 @pytest.mark.parametrize("endpoint, body, field, fix", BAD.values(), ids=BAD)
 def test_the_embedded_sandbox_rejects_the_same_names(local_sandbox, endpoint, body, field, fix):
-    """Embedded: a ``ValidationError`` with the same message (was ``OSError``/``FileExistsError``
-    from deep in the executor, or a ``SandboxError`` response)."""
-    with pytest.raises(ValidationError) as info:
+    """Embedded: a ``SandboxRequestError`` (422) with the same message (was ``OSError``/``FileExistsError``
+    from deep in the executor, or a ``SandboxError`` response; then pydantic's ``ValidationError``)."""
+    with pytest.raises(SandboxRequestError) as info:
         getattr(local_sandbox, endpoint)(body)
-    msgs = [err["msg"] for err in info.value.errors()]
+    assert info.value.status_code == 422
+    msgs = [err["msg"] for err in info.value.__cause__.errors()]
     assert any(field in m and fix in m for m in msgs), msgs
+    assert field in str(info.value) and fix in str(info.value)
 
 
 def test_the_longest_path_is_written_read_and_fetched(local_sandbox):

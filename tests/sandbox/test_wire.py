@@ -16,9 +16,9 @@ import httpx
 import pytest
 import requests
 import sandbox_fusion
-from pydantic import ValidationError
 
 from judgebox.sandbox import LocalSandbox, runfs
+from judgebox.sandbox.errors import SandboxRequestError
 from judgebox.sandbox.languages import RECIPES
 
 #: One program per language: reads an integer from stdin and prints its double (test runners print
@@ -274,10 +274,13 @@ def test_a_file_named_like_the_program_is_422_not_a_silent_replacement(live_serv
 @pytest.mark.parametrize("body, field, fix", BAD_BODIES[:3] + BAD_BODIES[5:7],
                          ids=["code", "language", "run_timeout", "files-absolute", "files-dotdot"])
 def test_embedded_rejects_the_same_bodies_naming_the_field(local_sandbox, body, field, fix):
-    """The embedded face raises pydantic's ValidationError naming the same field."""
-    with pytest.raises(ValidationError) as info:
+    """The embedded face raises ``SandboxRequestError`` (422, a ``ValueError``) naming the same field
+    in the same words as the server's 422 (issue 39, item 8: it raised pydantic's ValidationError)."""
+    with pytest.raises(SandboxRequestError) as info:
         local_sandbox.run_code(body)
-    assert any(field in err["loc"] and fix in err["msg"] for err in info.value.errors())
+    assert info.value.status_code == 422 and isinstance(info.value, ValueError)
+    assert str(info.value).startswith("invalid RunCodeRequest: ") and field in str(info.value)
+    assert any(field in err["loc"] and fix in err["msg"] for err in info.value.__cause__.errors())
 
 
 @pytest.mark.parametrize("raw, field", [
@@ -396,5 +399,22 @@ def test_file_contents_decode_alike_and_bad_base64_stays_refused_when_repeated(l
         out = local_sandbox.run_code({"code": code, "language": "python", "files": {"d.bin": content}})
         assert out.run_result.stdout.strip() == hashlib.sha256(data).hexdigest()
     for _ in range(2):
-        with pytest.raises(ValidationError, match="not valid base64"):
+        with pytest.raises(SandboxRequestError, match="not valid base64"):
             local_sandbox.run_code({"code": "1", "language": "python", "files": {"d.bin": content[:-2] + "%%"}})
+
+
+def test_a_misspelt_language_on_the_embedded_face_is_the_servers_422_not_pydantics_error(local_sandbox):
+    """Issue 39, item 8: ``LocalSandbox`` raised pydantic's ``ValidationError`` for a misspelt language
+    while HTTP answered a clean 422; now ``SandboxRequestError`` (a ``ValueError``, status 422) naming
+    the field, as the client words the same request."""
+    from judgebox.sandbox.client import SandboxClient
+
+    with pytest.raises(SandboxRequestError) as embedded:
+        local_sandbox.run_code({"code": "print(1)", "language": "pyhton"})
+    with pytest.raises(SandboxRequestError) as client:
+        SandboxClient("http://127.0.0.1:9").run_code({"code": "print(1)", "language": "pyhton"})  # refused before sending
+    assert embedded.value.status_code == client.value.status_code == 422
+    assert str(embedded.value) == str(client.value)
+    assert str(embedded.value).startswith("invalid RunCodeRequest: language: ") and "pyhton" in str(embedded.value)
+    with pytest.raises(SandboxRequestError, match="invalid session: language"):
+        local_sandbox.create_session(language="ruby")
