@@ -23,11 +23,13 @@ verl. ``config`` is the tool's own configuration dict; one key is read here:
 
 from __future__ import annotations
 
+import functools
 import uuid
 from typing import Any, Mapping, Optional, Union
 
 from pydantic import ValidationError
 
+from judgebox.agent.tools.arguments import prepare_arguments, validator_for
 from judgebox.agent.tools.schema import OpenAIFunctionToolSchema, ToolResponse
 
 __all__ = ["BaseTool", "coerce_tool_schema"]
@@ -63,6 +65,38 @@ class BaseTool:
         ValueError: no schema was given and the class defines none, or the schema is malformed.
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Each subclass's own ``execute`` checks its arguments first (:meth:`check_arguments`): a
+        tool called directly (verl's and TRL's adapters, users' code) refuses what the agent loop
+        refuses, with the same observation, and runs nothing."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("execute")
+        if own is None or getattr(own, "checks_arguments", False):
+            return
+
+        @functools.wraps(own)
+        async def execute(self: "BaseTool", instance_id: str, parameters: Any,
+                          **kw: Any) -> tuple[ToolResponse, Optional[float], dict]:
+            args, problem = self.check_arguments(parameters)
+            if problem is not None:
+                return ToolResponse(text=problem), None, {"status": "invalid_arguments"}
+            return await own(self, instance_id, args, **kw)
+
+        execute.checks_arguments = True  # type: ignore[attr-defined]
+        cls.execute = execute  # type: ignore[method-assign]
+
+    def check_arguments(self, parameters: Any) -> tuple[Optional[dict[str, Any]], Optional[str]]:
+        """``(parameters validated against the tool's own schema and clamped, None)``, or ``(None,
+        "error: ...")`` naming the field (:func:`judgebox.agent.tools.arguments.prepare_arguments`:
+        ``{"code": 5}`` is ``error: code must be a string, got integer 5``, a call without ``code``
+        ``error: code is required``)."""
+        if self.tool_schema is None:  # a function tool inside its worker process: its caller checked
+            return dict(parameters), None
+        if getattr(self, "_validator", None) is None:
+            self._validator = validator_for(self.tool_schema.function.parameters)
+        args, problem = prepare_arguments(parameters, self.tool_schema.function.parameters, self._validator)
+        return (None, problem) if problem is not None else (self.clamp_arguments(args), None)
+
     #: True when cancelling ``execute`` really stops the work (an async tool that awaits a sandbox
     #: whose run is killed on cancellation). A tool whose work keeps running after cancellation (a
     #: sync function in a thread) sets False, so timeouts count the call as abandoned.
@@ -72,6 +106,7 @@ class BaseTool:
                  tool_schema: Union[OpenAIFunctionToolSchema, dict, None] = None) -> None:
         self.config: dict = dict(config or {})
         self.tool_schema: Optional[OpenAIFunctionToolSchema] = None
+        self._validator: Any = None
         schema = tool_schema if tool_schema is not None else self.get_openai_tool_schema()
         if schema is None:
             raise ValueError(f"{type(self).__name__}: no tool_schema was given and the class does not "
@@ -109,7 +144,9 @@ class BaseTool:
 
     async def execute(self, instance_id: str, parameters: dict[str, Any],
                       **kwargs: Any) -> tuple[ToolResponse, Optional[float], dict]:
-        """Run one call: ``(response, step_reward or None, metrics)``. ``parameters`` is validated."""
+        """Run one call: ``(response, step_reward or None, metrics)``. A subclass's ``execute`` gets
+        ``parameters`` checked against its schema and clamped (:meth:`check_arguments`); invalid ones
+        answer ``(ToolResponse(text="error: ..."), None, {"status": "invalid_arguments"})``."""
         raise NotImplementedError(f"{type(self).__name__}.execute")
 
     async def calc_reward(self, instance_id: str, **kwargs: Any) -> Optional[float]:

@@ -99,3 +99,40 @@ def test_null_is_kept_where_the_schema_allows_it():
 
 def test_null_for_a_required_parameter_is_a_violation():
     assert prepare_arguments({"code": None}, SCHEMA) == (None, "error: code must be a string, got null")
+
+
+@pytest.mark.parametrize("arguments, text, interpreter_text", [
+    ({"code": 5}, "error: code must be a string, got integer 5", None),
+    ({}, "error: code is required", None),
+    ({"code": "print(1)", "timeout": "ten"}, 'error: timeout must be an integer, got string "ten"',
+     'error: timeout must be a number, got string "ten"'),  # the code interpreter's timeout is a number
+])
+async def test_execute_called_directly_checks_its_arguments_and_runs_nothing(arguments, text, interpreter_text):
+    """Issue 39, item 11: ``execute`` called directly (verl's and TRL's adapters, users' code) ran
+    ``{"code": 5}`` as the cell ``5`` and a call without ``code`` as an empty cell; each tool now
+    checks its own schema inside ``execute``, as the agent loop does, and answers the same
+    observation without running anything."""
+    from judgebox.agent.tools.code_interpreter import CodeInterpreterTool
+
+    instance, _ = await code_interpreter.create()
+    assert await code_interpreter.execute(instance, arguments) == (
+        code_interpreter_response(text), None, {"status": "invalid_arguments"})
+    assert received == []
+    # clamped as the loop clamps: 30 s asked, 10 s configured
+    response, _, _ = await code_interpreter.execute(instance, {"code": "x", "timeout": 30})
+    assert json.loads(response.text) == {"code": "x", "timeout": 10, "reset": False}
+    tool = CodeInterpreterTool({})
+    instance, _ = await tool.create()
+    try:
+        response, _, metrics = await tool.execute(instance, arguments)
+        assert (response.text, metrics) == (interpreter_text or text, {"status": "invalid_arguments"})
+        response, _, metrics = await tool.execute(instance, {"code": "print(6 * 7)"})
+        assert (response.text, metrics["status"]) == ("[ok]\n[stdout]\n42", "ok")
+    finally:
+        await tool.release(instance)
+
+
+def code_interpreter_response(text: str):
+    from judgebox.agent.tools import ToolResponse
+
+    return ToolResponse(text=text)
