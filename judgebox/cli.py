@@ -35,9 +35,9 @@ class Parser(argparse.ArgumentParser):
     "infrastructure errors remain")."""
 
     def error(self, message: str):
-        """Print the usage and ``message`` to stderr and exit ``USAGE_ERROR``."""
-        self.print_usage(sys.stderr)
-        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+        """Print ``message`` as one line on stderr, with where the usage is, and exit ``USAGE_ERROR``
+        (the whole usage of ``eval`` is 30 lines, which hid the one that names the bad flag)."""
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def readable(flag: str, path: str, fix: str) -> Path:
@@ -73,8 +73,9 @@ def writable(flag: str, path: str, make_parent: bool = False) -> Path:
         with open(out, "ab"):
             pass
     except OSError as exc:
-        raise UsageError(f"{flag} {path}: {exc.strerror}; give a file path in an existing directory "
-                         "you can write to") from None
+        where = "a folder you can write to (missing folders are made)" if make_parent else \
+            "an existing folder you can write to"
+        raise UsageError(f"{flag} {path}: {exc.strerror}; give a file path in {where}") from None
     if not existed:
         out.unlink()
     return out
@@ -108,6 +109,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ValidationError as exc:  # one line per field: the message names the flag and the fix
         raise UsageError("; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: "
                                    f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors())) from None
+    _port_free(args.host, args.port)
     app = create_app(settings)
     # OpenRLHF's remote reward (POST /get_reward) judges in this process, with the server's settings.
     app.include_router(create_router(SandboxClient("", local=LocalSandbox(settings)),
@@ -117,6 +119,23 @@ def _serve(args: argparse.Namespace) -> int:
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 loop="auto", http="auto", access_log=args.log_level in ("trace", "debug", "info"))
     return 0
+
+
+def _port_free(host: str, port: int) -> None:
+    """Raise :class:`UsageError` (exit 1, one line) when ``host:port`` cannot be bound (uvicorn logged
+    the bind error and exited 3, a status this command does not document)."""
+    import socket
+
+    if port == 0:
+        return
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            sock.bind(address)
+    except OSError as exc:
+        raise UsageError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc}); another server "
+                         "may hold it: give another --port, or stop that server") from None
 
 
 def _runtime_build(args: argparse.Namespace) -> int:
@@ -324,12 +343,13 @@ def settings_flags(group, model) -> None:
 
 
 def _ks(text: str) -> list[int]:
+    """``--k``: comma-separated integers >= 1 (``1,10,100``); an empty item (``1,,2``) is refused."""
     try:
-        ks = sorted({int(k) for k in text.split(",") if k.strip()})
+        ks = sorted({int(k) for k in text.split(",")})
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--k {text!r}: use comma-separated integers, e.g. 1,10,100")
-    if not ks or ks[0] < 1:
-        raise argparse.ArgumentTypeError(f"--k {text!r}: every k must be >= 1")
+        raise argparse.ArgumentTypeError(f"{text!r}: use comma-separated integers, e.g. 1,10,100") from None
+    if ks[0] < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: every k must be >= 1")
     return ks
 
 
@@ -449,9 +469,15 @@ def _report(args: argparse.Namespace) -> int:
     summary = readable("--summary", args.summary, "give the summary JSON written with this file") \
         if args.summary else None
     other = readable("--compare", args.compare, "give another results or trajectories jsonl") if args.compare else None
+    from judgebox.outputs import identify
+
+    if identify(source).kind == "page":  # the default --out would be the page itself
+        raise UsageError(f"FILE {source}: it is a report page; give the results jsonl of `judgebox eval`, the "
+                         "trajectories jsonl of `judgebox rollout` or the verl dump it was made from")
     out = writable("--out", args.out or str(source.with_suffix(".html")), make_parent=True)
     _outputs([("FILE", source, "input"), ("--summary", summary, "input"), ("--compare", other, "input"),
-              ("--out", out, "page")], {"page": str(source.resolve())}, args.force)
+              ("--out" if args.out else "--out (default: FILE with .html)", out, "page")],
+             {"page": str(source.resolve())}, args.force)
     write_report(source, out, summary_path=summary, compare_path=other,
                  tokenizer=None if args.no_tokens else (args.tokenizer or None), title=args.title,
                  token_view=not args.no_tokens)

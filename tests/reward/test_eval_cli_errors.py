@@ -14,7 +14,7 @@ from judgebox.reward.loaders import load_dataset
 from tests.reward.test_eval import JUDGEBOX, ONE_ATTEMPT, broken_sandbox, embedded_env, judgebox, write_samples
 
 FIX_IN = "give a jsonl/json/parquet samples file, 'gold' or 'column:NAME'"
-FIX_OUT = "give a file path in an existing directory you can write to"
+FIX_OUT = "give a file path in an existing folder you can write to"
 
 
 def only_line(proc) -> str:
@@ -53,10 +53,53 @@ def test_an_output_in_a_missing_directory_is_refused_before_any_work(tmp_path):
 def test_argparse_usage_errors_exit_1_not_the_infra_status_2(tmp_path):
     proc = judgebox("eval", "humaneval", cwd=tmp_path, check=False)
     assert proc.returncode == 1
-    assert proc.stderr.splitlines()[-1] == "judgebox eval: error: the following arguments are required: --samples"
+    assert only_line(proc) == ("judgebox eval: error: the following arguments are required: --samples "
+                               "(see judgebox eval --help)")
     proc = judgebox("data", "convert", "humaneval", "--to", "csv", cwd=tmp_path, check=False)
-    assert proc.returncode == 1 and "invalid choice: 'csv'" in proc.stderr
+    assert proc.returncode == 1 and "invalid choice: 'csv'" in only_line(proc)
     assert judgebox("--help", cwd=tmp_path, check=False).returncode == 0
+
+
+@pytest.mark.parametrize("ks, says", [("1,,2", "'1,,2': use comma-separated integers"), ("x", "'x': use comma"),
+                                      ("0,1", "'0,1': every k must be >= 1")])
+def test_a_bad_k_is_one_line_not_the_whole_usage(tmp_path, ks, says):
+    """Issue 39, item 10: a bad --k printed the 30-line usage, and --k 1,,2 was accepted."""
+    proc = judgebox("eval", "humaneval", "--samples", "gold", "--k", ks, cwd=tmp_path, check=False)
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1
+    assert only_line(proc).startswith(f"judgebox eval: error: argument --k: {says}")
+    assert only_line(proc).endswith("(see judgebox eval --help)")
+
+
+def test_a_results_path_that_cannot_be_made_says_missing_folders_are_made(tmp_path):
+    """Issue 39, item 10: --results makes missing folders, while its error said "an existing directory"."""
+    (tmp_path / "file").write_text("")
+    proc = judgebox("eval", "humaneval", "--samples", "gold", "--results", "file/r.jsonl", cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == ("judgebox eval: --results file/r.jsonl: File exists; give a file path in a folder "
+                               "you can write to (missing folders are made)")
+
+
+def test_a_port_in_use_is_one_line_and_exit_1(tmp_path):
+    """Issue 39, item 10: uvicorn logged the bind error and exited 3, an undocumented status."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        proc = judgebox("serve", "--port", str(port), cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == (f"judgebox serve: --port {port}: cannot listen on 127.0.0.1:{port} (Address already in "
+                               "use); another server may hold it: give another --port, or stop that server")
+
+
+def test_a_report_page_given_as_the_file_to_report_is_named_as_such(tmp_path):
+    """Issue 39, item 10: ``judgebox report page.html`` complained about an --out the user never gave."""
+    (tmp_path / "page.html").write_text('<!doctype html>\n<html><head><meta name="generator" content="judgebox report">')
+    proc = judgebox("report", "page.html", cwd=tmp_path, check=False)
+    assert proc.returncode == 1
+    assert only_line(proc) == ("judgebox report: FILE page.html: it is a report page; give the results jsonl of "
+                               "`judgebox eval`, the trajectories jsonl of `judgebox rollout` or the verl dump it was made from")
 
 
 @pytest.mark.slow

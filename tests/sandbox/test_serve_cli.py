@@ -14,6 +14,7 @@ def test_a_port_out_of_range_ends_serve_at_once_naming_it(port):
     proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "serve", f"--port={port}"], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 1
-    last = proc.stderr.strip().splitlines()[-1]
+    lines = proc.stderr.strip().splitlines()
     expected = f"'{port}'" if port == "http" else port
-    assert last == f"judgebox serve: error: argument --port: {expected} is not a TCP port number (0-65535)"
+    assert lines == [f"judgebox serve: error: argument --port: {expected} is not a TCP port number (0-65535) "
+                     "(see judgebox serve --help)"]
