@@ -659,24 +659,59 @@ def _backend(args: argparse.Namespace, config):
 
 
 def _datasets(args: argparse.Namespace) -> int:
+    """``judgebox datasets``: a table that fits 80 columns (name, language, --samples, found or
+    missing); ``judgebox datasets NAME``: where it is looked for and how to get it; ``--long``: every
+    dataset's details as one wide table."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from judgebox.reward.loaders import list_manifests
     from judgebox.reward.loaders.hub import hub_library
+    from judgebox.reward.loaders.manifest import get_manifest
 
-    table = Table(title="judgebox datasets", show_lines=False)
-    for column in ("name", "format", "language", "--samples", "local file / how to get it"):
-        table.add_column(column, overflow="fold")
-    for m in list_manifests():
-        found = m.locate()
+    def how(m) -> str:
         reader = "is read when there is network" if hub_library() else \
-            "can be read with the datasets library (pip install 'judgebox[hub]') when there is network"
-        how = f"the hub's {m.hub} {reader}; or {m.source[:1].lower()}{m.source[1:]}" if m.hub else m.source
-        where = f"[green]{found}[/green]" if found else f"[yellow]missing[/yellow]: {how}"
-        samples = "gold" if m.has_gold else ", ".join(f"column:{c}" for c in m.sample_columns) or "-"
-        table.add_row(m.name, m.format, m.language or "(per row)", samples, where)
-    Console().print(table)
+            "can be read with the datasets library (pip install \"judgebox[hub]\") when there is network"
+        return f"the hub's {m.hub} {reader}; or {m.source[:1].lower()}{m.source[1:]}" if m.hub else m.source
+
+    def samples(m) -> str:
+        return "gold" if m.has_gold else ", ".join(f"column:{c}" for c in m.sample_columns) or "-"
+
+    console = Console()
+    if args.name:
+        m = get_manifest(args.name)
+        found = m.locate()
+        console.print(f"[bold]{escape(m.name)}[/bold]: {escape(m.description)}", soft_wrap=True)
+        for label, value in (("format", m.format), ("language", m.language or "(per row)"), ("--samples", samples(m)),
+                             ("looked for", ", ".join(m.files) + " under $JUDGEBOX_DATA_DIR, ./data, "
+                                                                 "~/.cache/judgebox/data"),
+                             ("found", str(found) if found else "no: " + how(m))):
+            console.print(f"  {label}: {escape(value)}", soft_wrap=True)
+        return 0
+    manifests = list_manifests()
+    if args.long:
+        table = Table(title="judgebox datasets", show_lines=False)
+        for column in ("name", "format", "language", "--samples", "local file / how to get it"):
+            table.add_column(column, overflow="fold")
+        for m in manifests:
+            found = m.locate()
+            where = f"[green]{escape(str(found))}[/green]" if found else f"[yellow]missing[/yellow]: {escape(how(m))}"
+            table.add_row(m.name, m.format, m.language or "(per row)", escape(samples(m)), where)
+        console.print(table)
+        return 0
+    table = Table(title="judgebox datasets", show_lines=False)
+    for column in ("name", "language", "--samples", "here"):
+        table.add_column(column, overflow="fold")
+    missing = 0
+    for m in manifests:
+        found = m.locate() is not None
+        missing += not found
+        table.add_row(m.name, m.language or "(per row)", escape(samples(m)),
+                      "[green]found[/green]" if found else "[yellow]missing[/yellow]")
+    console.print(table)
+    print(f"{len(manifests)} datasets, {missing} missing here. `judgebox datasets NAME` says where one is\n"
+          "looked for and how to get it; --long shows every one's details.")
     return 0
 
 
@@ -805,6 +840,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=_report)
 
     ds = sub.add_parser("datasets", help="list dataset manifests and which are available locally")
+    ds.add_argument("name", nargs="?", metavar="NAME", help="one dataset: where it is looked for and how to get it")
+    ds.add_argument("--long", action="store_true", help="every dataset's format, files and how to get it "
+                                                        "(a wide table)")
     ds.set_defaults(func=_datasets)
 
     rt = sub.add_parser("runtime", help="program runtimes: the libraries programs may import")

@@ -11,6 +11,7 @@ Manifests are read from ``$JUDGEBOX_DATASETS_DIR`` when set, else from the repos
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import os
 from pathlib import Path
@@ -114,13 +115,30 @@ def read_manifest(path: Path) -> Manifest:
         raise ValueError(f"dataset manifest {path}: {exc}") from None
 
 
+#: endings of a data file path (a name with one, or with a folder, is a path, not a dataset name)
+_DATA_SUFFIXES = (".jsonl", ".json", ".parquet", ".gz", ".csv", ".arrow")
+
+
 def get_manifest(name: str) -> Manifest:
-    """The manifest called ``name``. Raises ``KeyError`` listing the known names."""
+    """The manifest called ``name``.
+
+    Raises:
+        FileNotFoundError: ``name`` is a path (it names a folder or ends like a data file) and no
+            such file exists: ``./rowz.jsonl: no such file``.
+        KeyError: no dataset is called ``name``; the message names the closest names (``did you mean
+            'humaneval'?``) and lists the known ones.
+    """
     path = manifests_dir() / f"{name}.yaml"
     if path.is_file():
         return read_manifest(path)
-    known = ", ".join(m.name for m in list_manifests())
-    raise KeyError(f"unknown dataset {name!r}; known datasets: {known} (or pass a file path)")
+    if "/" in name or os.sep in name or name.lower().endswith(_DATA_SUFFIXES):
+        what = "a folder, not a data file" if Path(name).is_dir() else "no such file"
+        raise FileNotFoundError(f"{name}: {what}; give a data file path (with --format) or a dataset name "
+                                "(`judgebox datasets` lists them)")
+    known = [m.name for m in list_manifests()]
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    guess = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    raise KeyError(f"unknown dataset {name!r}; {guess}known datasets: {', '.join(known)} (or pass a file path)")
 
 
 def _candidates(entry: str) -> list[Path]:

