@@ -398,6 +398,10 @@ def _eval(args: argparse.Namespace) -> int:
     for flag, out in (("--summary", args.summary), ("--chart", args.chart), ("--html", args.html)):
         if out:
             writable(flag, out)
+    if args.chart:
+        from judgebox.extras import require
+
+        require("matplotlib")  # before the scoring, not after it
     run = str(results.resolve())
     _outputs([("DATASET", args.dataset, "input"), ("--samples", args.samples, "input"),
               ("--results", results, "results"), ("--summary", args.summary, "summary"),
@@ -907,10 +911,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``judgebox`` command."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from judgebox.extras import missing_extra
     from judgebox.sandbox.isolation.unit import IsolationUnavailable
 
     try:
         return args.func(args)
+    except ModuleNotFoundError as exc:  # a module an extra brings: one line naming the extra
+        line = missing_extra(exc)
+        if line is None:
+            raise
+        parser.exit(USAGE_ERROR, f"judgebox {args.command}: {line}\n")
     except (UsageError, OSError, KeyError, ValueError, IsolationUnavailable) as exc:
         if isinstance(exc, OSError) and exc.strerror:  # an OS error with no message of ours
             message = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
+from judgebox.extras import require
+
 
 def lazy_exports(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package`` whose public names live in other modules.
@@ -23,7 +25,7 @@ def lazy_exports(package: str, exports: dict[str, str]) -> tuple[Callable[[str],
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        loaded = importlib.import_module(module)
+        loaded = require(module)  # a missing module an extra brings names the extra
         value = loaded if module == f"{package}.{name}" else getattr(loaded, name)
         setattr(importlib.import_module(package), name, value)
         return value

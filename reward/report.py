@@ -19,6 +19,7 @@ from typing import Iterable, Optional
 
 from pydantic import BaseModel, Field
 
+from judgebox.extras import require
 from judgebox.reward.passk import summarize_pass_at_k
 from judgebox.reward.results import replace_atomically
 from judgebox.reward.verdict import Verdict, unscorable_reason
@@ -195,9 +196,9 @@ def write_summary(summary: EvalSummary, path: Path) -> None:
 
 def write_chart(summary: EvalSummary, path: Path) -> None:
     """Write a PNG, whole or not at all: pass@k bars (left) and samples per verdict (right); its text
-    chunk ``judgebox-source`` names ``summary.results_file``. Needs matplotlib."""
-    import matplotlib
-
+    chunk ``judgebox-source`` names ``summary.results_file``. Needs matplotlib (``ModuleNotFoundError``
+    naming the ``data`` extra without it)."""
+    matplotlib = require("matplotlib")  # not installed: ModuleNotFoundError naming the "data" extra
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -2,7 +2,7 @@
 entry point needs, drop top-level statements (demo prints, loops, ``if __name__ == "__main__":``).
 
 The work is done by evalplus's own sanitizer (``evalplus.sanitize.sanitize``, tree-sitter based;
-github.com/evalplus/evalplus), an optional dependency: ``pip install 'judgebox[sanitize]'``. Asking
+github.com/evalplus/evalplus), an optional dependency: ``pip install "judgebox[sanitize]"``. Asking
 for sanitizing without it is an error, never a silent no-op. What judgebox adds:
 
 - a completion that continues the prompt (HumanEval) is sanitized together with the prompt, and
@@ -32,7 +32,7 @@ def sanitize(code: str, entry_point: Optional[str] = None) -> str:
         from evalplus.sanitize import sanitize as evalplus_sanitize
     except ImportError as exc:
         raise ImportError(f"sanitize: evalplus's sanitizer is not importable ({exc}); install it with "
-                          "pip install 'judgebox[sanitize]' (or run without --sanitize)") from None
+                          'pip install "judgebox[sanitize]" (or run without --sanitize)') from None
     return evalplus_sanitize(code, entry_point)
 
 

@@ -14,6 +14,7 @@ import threading
 from typing import Any, Optional
 
 from judgebox.agent.backends.base import EngineInfo, GenerationResult
+from judgebox.extras import require
 
 UNSUPPORTED = ("structured_outputs", "allowed_token_ids", "n")
 
@@ -34,7 +35,7 @@ class HFBackend:
     @classmethod
     def from_model(cls, model: str, **kwargs: Any) -> "HFBackend":
         """Load ``AutoModelForCausalLM.from_pretrained(model)``; ``kwargs`` go to the constructor."""
-        from transformers import AutoModelForCausalLM
+        AutoModelForCausalLM = require("transformers").AutoModelForCausalLM
 
         return cls(AutoModelForCausalLM.from_pretrained(model).eval(), **kwargs)
 

@@ -10,6 +10,7 @@ import itertools
 from typing import Any, Optional
 
 from judgebox.agent.backends.base import EngineInfo, GenerationResult, finish_of
+from judgebox.extras import require
 
 _ids = itertools.count()
 
@@ -47,13 +48,15 @@ class VLLMBackend:
     @classmethod
     def from_model(cls, model: str, **engine_kwargs: Any) -> "VLLMBackend":
         """Start an ``AsyncLLM`` on ``model`` (a directory or hub name); ``engine_kwargs`` are
-        ``vllm.AsyncEngineArgs`` fields (``max_model_len``, ``dtype``, ``max_num_seqs``, ...).
+        ``vllm.AsyncEngineArgs`` fields (``max_model_len``, ``dtype``, ``max_num_seqs``, ...). Raises
+        ``ModuleNotFoundError`` naming the extra when vLLM is not installed.
 
         ``logprobs_mode`` defaults to ``processed_logprobs``: the logprob of each sampled token under
         the distribution it was sampled from (temperature, top-p/top-k applied), which is what a
         PPO/GRPO importance ratio divides by; vLLM's own default, ``raw_logprobs``, is the model's
         distribution before temperature (BUG-221; TRL #4159, vLLM's ``ModelConfig.logprobs_mode``).
         """
+        require("vllm")  # not installed: ModuleNotFoundError naming the extra
         from vllm.engine.arg_utils import AsyncEngineArgs
         from vllm.v1.engine.async_llm import AsyncLLM
 

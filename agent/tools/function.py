@@ -39,6 +39,7 @@ from typing import Any, Callable, Optional, Union
 
 from judgebox.agent.tools.base import BaseTool
 from judgebox.agent.tools.schema import OpenAIFunctionToolSchema, ToolResponse
+from judgebox.extras import require
 
 __all__ = ["FunctionTool", "ToolWorkerError", "function_tool", "normalize_return"]
 
@@ -104,7 +105,7 @@ def schema_from_function(fn: Callable, name: str) -> OpenAIFunctionToolSchema:
     ``transformers`` raises ``DocstringParsingException`` / ``TypeHintParsingException`` when a
     parameter lacks a type hint or an ``Args:`` line.
     """
-    from transformers.utils import get_json_schema  # heavy import, only when a schema is built
+    get_json_schema = require("transformers.utils").get_json_schema  # heavy import, only when a schema is built
 
     sig = inspect.signature(fn)
     variadic = [p.name for p in sig.parameters.values() if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]

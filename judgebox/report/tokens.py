@@ -86,7 +86,7 @@ def load_tokenizer(name_or_path: str, origin: Optional[str] = None) -> Any:
             ``write_report`` passes ``"--summary S.json names the model NAME"``).
 
     Raises:
-        ValueError: transformers is not installed (``pip install 'judgebox[agent]'``); a path that is
+        ValueError: transformers is not installed (``pip install "judgebox[agent]"``); a path that is
             not a directory ("no such directory"); a directory transformers cannot load a tokenizer from
             (its reason); a hub id not in the local cache. Each message starts with ``origin`` and
             says to give ``--tokenizer PATH`` or ``--no-tokens``.
@@ -97,7 +97,7 @@ def load_tokenizer(name_or_path: str, origin: Optional[str] = None) -> Any:
     try:
         from transformers import AutoTokenizer
     except ImportError:
-        raise ValueError(f"{origin}: the token view needs transformers: pip install 'judgebox[agent]', or leave "
+        raise ValueError(f"{origin}: the token view needs transformers: pip install \"judgebox[agent]\", or leave "
                          "the token view out with --no-tokens") from None
     if looks_like_path(name_or_path):
         path = Path(name_or_path).expanduser()

@@ -52,7 +52,7 @@ def hub_rows(source: HubSource) -> list[dict[str, Any]]:
     """
     datasets = hub_library()
     if datasets is None:
-        raise HubUnavailable(f"the hub dataset {source} needs the datasets library (pip install 'judgebox[hub]')")
+        raise HubUnavailable(f"the hub dataset {source} needs the datasets library (pip install \"judgebox[hub]\")")
     try:
         table = datasets.load_dataset(source.path, source.name, split=source.split, revision=source.revision)
     except Exception as exc:  # noqa: BLE001 - network, auth, missing split: each is the hub's answer

@@ -29,7 +29,7 @@ def import_ray() -> ModuleType:
         import ray
     except ImportError as exc:
         raise SandboxRequestError(
-            f"ray:// needs Ray, which is not installed here ({exc}): pip install 'judgebox[ray]'", 422) from None
+            f"ray:// needs Ray, which is not installed here ({exc}): pip install \"judgebox[ray]\"", 422) from None
     return ray
 
 

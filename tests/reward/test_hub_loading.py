@@ -56,7 +56,7 @@ def test_an_unreachable_hub_is_an_error_naming_the_files_the_hub_dataset_and_why
                               "cruxeval.jsonl, cruxeval/cruxeval.jsonl), and the hub dataset cruxeval-org/cruxeval "
                               "(split test) "), message
     assert ("could not be loaded (ConnectionError: Couldn't reach 'cruxeval-org/cruxeval' on the Hub "
-            "(OfflineModeIsEnabled))" in message) or ("needs the datasets library (pip install 'judgebox[hub]')" in message)
+            "(OfflineModeIsEnabled))" in message) or ('needs the datasets library (pip install "judgebox[hub]")' in message)
     assert message.endswith(get_manifest("cruxeval-output").source)
 
 

@@ -45,7 +45,7 @@ def test_ray_url_without_ray_installed_names_the_extra():
               "try:\n    SandboxClient('ray://')\nexcept SandboxRequestError as exc:\n    print(exc)\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "pip install 'judgebox[ray]'" in out.stdout
+    assert 'pip install "judgebox[ray]"' in out.stdout
 
 
 @pytest.mark.parametrize("fields, named", [({"resource": "CPU"}, "resource='CPU'"), ({"resource": ""}, "resource=''"),
