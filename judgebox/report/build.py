@@ -70,12 +70,23 @@ def _pack(obj: Any) -> str:
 
 
 def _problems(records: Records) -> dict[str, dict]:
-    """task id -> {prompt, rows} in file order."""
+    """task id -> {prompt, rows}: problems in their task ids' natural order (``HumanEval/2`` before
+    ``HumanEval/10``), each one's samples by their index, not in the order they finished (a verl
+    dump keeps its file order: its lines are steps)."""
     out: dict[str, dict] = {}
     for row in records.rows:
         entry = out.setdefault(problem_key(row, records.kind), {"prompt": prompt(row, records.kind), "rows": []})
         entry["rows"].append(row)
-    return out
+    if records.kind == "verl":
+        return out
+    for entry in out.values():
+        entry["rows"].sort(key=lambda r: _natural(r.get("sample_id", r.get("sample_index", 0))))
+    return dict(sorted(out.items(), key=lambda item: _natural(item[0])))
+
+
+def _natural(value: Any) -> tuple:
+    """A sort key that orders the digit runs of ``value``'s text as numbers."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", str(value)) if part)
 
 
 def _mean_reward(samples: list[dict]) -> Optional[float]:

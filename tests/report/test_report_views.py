@@ -70,7 +70,7 @@ def test_anchors_land_below_the_sticky_header_and_long_task_ids_wrap(tmp_path):
         assert page.evaluate(wide) <= 0  # the 210-character task id wraps inside the page
         go(page, "compare", "#compare-list")
         assert page.evaluate(wide) <= 0
-        go(page, f"p/{40}", "#problem h2")
+        go(page, "p/0", "#problem h2")  # problems in task id order: HumanEval/x... before T/0
         assert page.inner_text("#problem h2") == LONG and page.evaluate(wide) <= 0
 
 
@@ -130,3 +130,29 @@ def test_a_verl_line_shows_ground_truth_step_and_extras_and_is_labelled_by_score
         assert "score 0 · step 3" in head and "stop reason" not in head and "tool calls" not in head
         assert page.locator("#trajectory table.extras tr[data-extra]").evaluate_all("r => r.map(x => x.dataset.extra)") == \
             ["verdict", "infra_error"]
+
+
+def test_problems_and_samples_are_in_task_and_sample_order_not_finishing_order(tmp_path):
+    """Issue 39, item 7: the page listed problems and samples in the order they finished."""
+    from judgebox.report.build import _problems
+    from judgebox.report.records import read_records
+
+    rows = [{"task_id": t, "sample_id": i, "verdict": "accepted"}
+            for t, i in [("HumanEval/10", 1), ("HumanEval/2", 1), ("HumanEval/10", 0), ("HumanEval/2", 0), ("HumanEval/9", 0)]]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    problems = _problems(read_records(path))
+    assert list(problems) == ["HumanEval/2", "HumanEval/9", "HumanEval/10"]
+    assert [r["sample_id"] for r in problems["HumanEval/10"]["rows"]] == [0, 1]
+
+
+def test_a_failed_harness_test_shows_what_failed_not_an_empty_diff(tmp_path):
+    """Issue 39, item 7: a failed C++ MultiPL-E test showed an empty diff of "" against "\\n"; the
+    tests compare inside their program, so the page shows their stderr (the assert that failed)."""
+    from judgebox.report.samples import sample
+
+    row = {"task_id": "T", "sample_id": 0, "verdict": "wrong_answer", "tests": [
+        {"index": 0, "verdict": "wrong_answer", "harness_isolation": "process", "stdout": "\n", "expected": "",
+         "stderr": "tests: Assertion `candidate(1) == 2' failed.\n"}]}
+    test = sample(row, "eval", 0)["tests"][0]
+    assert "diff" not in test and test["stderr"].startswith("tests: Assertion `candidate(1) == 2'")

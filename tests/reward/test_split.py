@@ -44,3 +44,15 @@ def test_a_wrong_answer_that_forges_is_a_wrong_answer(language, kind):
     prompt for its /proc one) is a wrong answer that also tries to forge the verdict."""
     module = LANGUAGES[language][0]
     assert judge(module.SPEC, module.FORGERIES[kind]).verdict == Verdict.wrong_answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language, says", [("cpp", "tests: Assertion `candidate"), ("go", "--- FAIL: TestAdd"),
+                                            ("java", "java.lang.AssertionError"),
+                                            ("nodejs", "AssertionError"), ("rust", "assertion `left == right` failed")])
+def test_a_failed_test_says_what_failed_on_stderr(language, says):
+    """Issue 39, item 7: a failed C++ (Java, Go) test of the split harness left stderr empty, so the
+    report showed nothing of what failed; the tests' failure text is on stderr, as in one program."""
+    module = LANGUAGES[language][0]
+    j = judge(module.SPEC, module.WRONG)
+    assert j.verdict == Verdict.wrong_answer and says in (j.tests[0].stderr or ""), j.tests[0].stderr

@@ -201,7 +201,7 @@
         box.append(el("div", { class: "muted", text: "expected (−) vs actual (+)" }), t.diff_note ? el("div", { class: "note diff-note", text: t.diff_note }) : null, d);
       } else {
         if (t.expected) box.append(el("div", { class: "muted", text: "expected" }), pre(t.expected));
-        if (t.stdout) box.append(el("div", { class: "muted", text: "stdout" }), pre(t.stdout));
+        if (t.stdout && t.stdout.trim()) box.append(el("div", { class: "muted", text: "stdout" }), pre(t.stdout));
       }
       if (t.stderr) box.append(el("div", { class: "muted", text: "stderr (tail)" }), pre(t.stderr, "stderr"));
       wrap.append(box);

@@ -140,7 +140,8 @@ def build(prompt: str, program: str, tests: str) -> Optional[tuple[str, str]]:
     helpers = before[opening.end():] if opening else before
     fail = _literal(FAIL_JSON)
     tests_program = (head_includes + wire + resource("cpp_tests.hpp") + head[len(head_includes):] + "\n" + proxy + helpers
-                     + f"\n#undef assert\n#define assert(...) ((__VA_ARGS__) ? (void)0 : judgebox_tests::report({fail}, 1))\n"
+                     + f"\n#undef assert\n#define assert(...) ((__VA_ARGS__) ? (void)0 : "
+                     f"judgebox_tests::failed(#__VA_ARGS__, {fail}))\n"
                      + f"int judgebox_tests_main({tests[main.start('params'):main.end('params')]}) {{" + body
                      + "\nreturn 0;\n}\n" + tests[end + 1:] + "\n"
                      + "int main(int argc, char** argv) {\n  judgebox_tests::start(argc, argv);\n"

@@ -37,6 +37,12 @@ static std::string nonce;
   write_all(marker, line);
   _exit(code);
 }
+// a failed assert of the tests: its text on stderr (as glibc's assert writes it), then the failure marker
+[[noreturn]] inline void failed(const char* expression, const char* status) {
+  std::string text = std::string("tests: Assertion `") + expression + "' failed.\n";
+  write_all(2, text);
+  report(status, 1);
+}
 // no marker: the run is a runtime error
 [[noreturn]] inline void lost(const char* why) {
   std::cout.flush();

@@ -145,6 +145,8 @@ class JudgeboxRunner {
     try {
       JUDGEBOX_OWNER.judgeboxTestsMain(own);
     } catch (AssertionError e) {
+      e.printStackTrace();  // the failed assertion's place, as the one program shows it
+      System.err.flush();
       JudgeboxTests.report(JUDGEBOX_FAIL, 1);
     }
     JudgeboxTests.report(JUDGEBOX_OK, 0);

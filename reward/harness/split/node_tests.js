@@ -161,7 +161,8 @@ try {
     judgeboxModule.createRequire(judgeboxFile), { exports: judgeboxExports }, judgeboxExports, judgeboxFile,
     process.cwd(), judgeboxCall);
 } catch (e) {
-  judgeboxFs.writeSync(2, String(e && e.stack || e) + '\n');
+  // what failed, without the runner's own frames
+  judgeboxFs.writeSync(2, String(e && e.stack || e).split('\n').filter((l) => !l.includes('node:internal')).join('\n') + '\n');
   if (e instanceof judgeboxAssert.AssertionError) {
     judgeboxMarker(JUDGEBOX_FAIL);
     process.exit(1);
