@@ -498,9 +498,21 @@ def _resumable(coro, what: str, where: Path):
         return asyncio.run(until_terminated(coro)), 0
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
-        print(f"\ninterrupted ({signum.name}): {what} so far are in {where}; run the same command to resume",
-              flush=True)
+        print(f"\ninterrupted ({signum.name}): {what} so far are in {where}; run the same command to resume; "
+              "waiting for the programs still running to end (each within its time limit)", flush=True)
+        _quiet_while_waiting()
         return None, 128 + signum
+
+
+def _quiet_while_waiting() -> None:
+    """From now until exit, another Ctrl-C or SIGTERM prints one line instead of a traceback from the
+    interpreter's wait for the sandbox's worker threads (each running program ends within its limits)."""
+    def note(signum: int, _frame: object) -> None:
+        print(f"still waiting for the running programs to end ({signal.Signals(signum).name} again does not "
+              "cut this short: they end within their time limits)", file=sys.stderr, flush=True)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, note)
 
 
 def _infra_exit(summary, hit: str, redo: str) -> int:

@@ -345,7 +345,8 @@ class HTTPSandbox:
         for url, why in zip(urls, errors):
             if why:
                 self.pool.get(url).last_error = why
-                log.warning("sandbox endpoint %s", why)
+                if not all(errors):  # a dead one beside a live one; none answering is the error below, once
+                    log.warning("sandbox endpoint %s", why)
         if all(errors):
             raise SandboxUnavailable("no sandbox answers: " + "; ".join(errors) + " (start one with `judgebox "
                                      "serve`, or fix the URL)", endpoint=urls[0])

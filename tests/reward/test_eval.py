@@ -247,6 +247,7 @@ def test_a_dead_sandbox_url_is_refused_in_seconds_naming_the_url_and_the_cause(t
     assert proc.returncode == 1, proc.stdout + proc.stderr
     line = proc.stderr.splitlines()[-1]
     assert line.startswith(f"judgebox eval: --sandbox-url: no sandbox answers: GET {url}/v1/ping: ConnectError: "), line
+    assert proc.stderr.count(f"GET {url}/v1/ping") == 1, proc.stderr  # said once (issue 39, item 10: twice)
     assert not (tmp_path / "judgebox-results").exists() or not any((tmp_path / "judgebox-results").iterdir())
 
 

@@ -3,6 +3,7 @@ and exit status 1 (2 means only "infrastructure errors remain"), SIGTERM shuts d
 resume line says what is kept and what is re-scored. Every test runs the real ``judgebox`` command."""
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -208,3 +209,24 @@ def test_a_second_eval_on_a_results_file_being_written_stops_at_once_naming_it(t
     assert only_line(proc) == (f"judgebox eval: {results}: another process is writing these results now (a second "
                                "run on the same file); wait for it to end, or give another output path")
     assert len(results.read_text().splitlines()) == 1
+
+
+def test_after_an_interrupt_another_ctrl_c_is_a_note_not_a_traceback(capsys):
+    """Issue 39, item 10: after the first Ctrl-C nothing said the command waits for the running programs,
+    and a second Ctrl-C during that wait printed a threading traceback. Real signals to this process."""
+    from judgebox.cli import _resumable
+
+    async def interrupted():
+        raise KeyboardInterrupt  # what asyncio.run raises on the first Ctrl-C
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assert _resumable(interrupted(), "results", "r.jsonl") == (None, 130)
+        assert "run the same command to resume; waiting for the programs still running to end" in capsys.readouterr().out
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            os.kill(os.getpid(), signum)  # no KeyboardInterrupt, no exit: one line
+        err = capsys.readouterr().err
+        assert err.count("still waiting for the running programs to end") == 2 and "SIGTERM again" in err
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)

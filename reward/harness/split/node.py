@@ -63,9 +63,14 @@ def build(prompt: str, program: str, tests: str, language: str = "nodejs") -> Op
     if re.search(r"\bclass\b", structure[:header.start()] + blanked(tests, language)) or _passes_functions(
             blanked(tests, language), name):
         return None  # an instance of a class of their own, a function: values that cannot cross
+    # tests that open by closing the entry function (the completion is its body only) give that brace
+    # to the solution's program, as the one program had it
+    closing = re.match(r"\s*\}", blanked(tests, language))
+    closes, tests = (tests[:closing.end()], tests[closing.end():]) if closing else ("", tests)
     proxy = f"\nfunction {name}(...judgeboxArgs) {{ return judgeboxCall(judgeboxArgs); }}\n"
     source = prompt[:header.start()] + proxy + tests
-    solution = program.rstrip() + "\n" + resource("node_solution.js").replace("JUDGEBOX_ENTRY", name)
+    solution = (program.rstrip() + "\n" + closes.strip() + "\n"
+                + resource("node_solution.js").replace("JUDGEBOX_ENTRY", name))
     runner = (resource("node_tests.js").replace("JUDGEBOX_FAIL", json.dumps(FAIL_JSON))
               .replace("JUDGEBOX_OK", json.dumps(OK_JSON)))
     return solution, runner, json.dumps({"source": source, "typescript": _LANGUAGE[language]})
