@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Optional
 from pydantic import Field
 
 from judgebox.agent.loop import ToolAgentLoop
-from judgebox.reward.evaluate import Evaluation, Sample
+from judgebox.reward.evaluate import GIVE_UP_AFTER, Evaluation, Sample
 from judgebox.reward.loaders import Problem
 from judgebox.reward.report import EvalSummary, summarize
 from judgebox.reward.results import JsonlAppender, compact, read_results
@@ -78,6 +78,8 @@ class Rollout:
         concurrency: trajectories in flight at once.
         system: a system message before each prompt.
         dataset: the name in the summary.
+        give_up_after: trajectories in a row ending ``infra_error`` that stop the run (``None``:
+            ``max(GIVE_UP_AFTER, 4 * concurrency)``, as ``judgebox eval``).
 
     Raises:
         ValueError: ``n < 1`` or ``concurrency < 1``.
@@ -85,7 +87,8 @@ class Rollout:
 
     def __init__(self, problems: list[Problem], loop: ToolAgentLoop, out_path: Path, *, n: int = 1,
                  sampling_params: Optional[dict] = None, evaluation: Optional[Evaluation] = None,
-                 concurrency: int = 64, system: Optional[str] = None, dataset: str = "dataset") -> None:
+                 concurrency: int = 64, system: Optional[str] = None, dataset: str = "dataset",
+                 give_up_after: Optional[int] = None) -> None:
         if n < 1 or concurrency < 1:
             raise ValueError(f"--n and --concurrency must be >= 1; got {n} and {concurrency}")
         self.problems = [p for p in problems if p.spec is not None]
@@ -98,8 +101,11 @@ class Rollout:
         self.concurrency = concurrency
         self.system = system
         self.dataset = dataset
+        self.give_up_after = give_up_after or max(GIVE_UP_AFTER, 4 * concurrency)
         #: older lines of a trajectory the file held (counted once, the newest; BUG-211)
         self.duplicates_dropped = 0
+        #: why the run stopped early (``""``: it did not); see :meth:`run`
+        self.gave_up = ""
 
     def check_prompts(self) -> None:
         """Render every problem's prompt with the loop's chat template before any trajectory runs.
@@ -165,6 +171,11 @@ class Rollout:
                   announce: Optional[Callable[[dict, list], None]] = None) -> RolloutSummary:
         """Run every pending trajectory, appending records as they finish; return the summary.
 
+        After ``give_up_after`` trajectories in a row that ended ``infra_error``
+        (an engine that aborts everything, a sandbox that died), the trajectories not yet started are
+        left to run and :attr:`gave_up` says why, as ``judgebox eval`` does; the summary counts them
+        as pending.
+
         The output file is locked first (one run per file: a second one stops before it starts an
         engine), then read: ``announce(done, pending)`` (the :meth:`plan`) is called before anything runs.
 
@@ -188,10 +199,18 @@ class Rollout:
             bar = tqdm(total=len(order), initial=len(order) - len(pending), unit="traj", disable=not progress,
                        desc=self.dataset, dynamic_ncols=True)
             semaphore = asyncio.Semaphore(self.concurrency)
+            self.gave_up, failing = "", 0
 
             async def one(key: tuple[str, int]) -> None:
+                nonlocal failing
                 async with semaphore:
+                    if self.gave_up:
+                        return  # left to run: a rerun runs it
                     record = await self.trajectory(by_id[key[0]], key[1], order[key])
+                failing = failing + 1 if record["verdict"] == Verdict.infra_error.value else 0
+                if failing >= self.give_up_after and not self.gave_up:
+                    self.gave_up = (f"stopped after {failing} trajectories in a row hit infrastructure errors "
+                                    f"(last: {record.get('message') or record['verdict']})")
                 out.write(record)
                 done[key] = record
                 bar.update(1)

@@ -607,10 +607,13 @@ def _rollout(args: argparse.Namespace) -> int:
                     print(f"resuming from {out}: keeping {len(rollout.keys()) - len(pending)} of "
                           f"{len(rollout.keys())} trajectories; running {len(pending)}")
 
-            return await rollout.run(args.k, progress=not args.no_progress, announce=announce)
+            summary = await rollout.run(args.k, progress=not args.no_progress, announce=announce)
+            gave_up.append(rollout.gave_up)
+            return summary
         finally:
             await backend.close()
 
+    gave_up: list[str] = []
     summary, code = _resumable(run(), "trajectories", out)
     if summary is None:
         return code
@@ -625,6 +628,10 @@ def _rollout(args: argparse.Namespace) -> int:
         write_summary(summary, Path(args.summary))
         print(f"summary: {args.summary}")
     _html(args.html, out, summary, tokenizer=args.tokenizer or args.model)
+    if gave_up and gave_up[0]:
+        print(f"judgebox rollout: {gave_up[0]}; {summary.n_samples_pending} trajectories were not run; those so far "
+              f"are in {out}: run the same command to resume", file=sys.stderr)
+        return 2
     return _infra_exit(summary, "trajectories hit infrastructure errors (aborted generation or sandbox)", "redo them")
 
 

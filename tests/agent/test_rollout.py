@@ -135,3 +135,26 @@ def test_a_second_rollout_on_a_file_being_written_stops_before_its_engine(tmp_pa
         with pytest.raises(ValueError, match="another process is writing these results now"):
             arun(Rollout(problems, loop, out, n=1, dataset="tiny-mbpp").run(ks=[1], progress=False))
     assert out.read_text() == ""
+
+
+def test_a_rollout_stops_after_infrastructure_errors_in_a_row_as_eval_does(tmp_path, tiny_model, tiny_tokenizer, arun):
+    """Issue 39, item 10: ``judgebox rollout`` had no circuit breaker like eval's. A real model
+    (transformers) generates; the sandbox died (nothing listens at its URL): after ``give_up_after``
+    trajectories in a row end ``infra_error``, the rest are left for a rerun and ``gave_up`` says why."""
+    from judgebox.agent.backends import HFBackend
+    from judgebox.reward.evaluate import Evaluation
+    from judgebox.sandbox import SandboxClient
+    from judgebox.sandbox.client.settings import ClientSettings
+
+    problems = load_problems(mbpp_file(tmp_path), "mbpp")
+    loop = ToolAgentLoop(AgentLoopConfig(max_tokens_per_turn=4, max_assistant_turns=1), tiny_tokenizer,
+                         HFBackend.from_model(str(tiny_model)))
+    out = tmp_path / "traj.jsonl"
+    dead = SandboxClient(f"http://127.0.0.1:{free_port()}", settings=ClientSettings(max_attempts=1, deadline=10))
+    rollout = Rollout(problems, loop, out, n=4, concurrency=1, dataset="tiny-mbpp", give_up_after=2,
+                      evaluation=Evaluation(problems, out, client=dead, retries=0, dataset="tiny-mbpp"))
+    summary = arun(rollout.run(ks=[1], progress=False))
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["verdict"] for r in records] == ["infra_error", "infra_error"]
+    assert rollout.gave_up.startswith("stopped after 2 trajectories in a row hit infrastructure errors")
+    assert summary.n_samples_pending == 6
