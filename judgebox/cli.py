@@ -571,12 +571,12 @@ def _rollout(args: argparse.Namespace) -> int:
     for flag, path in (("--summary", args.summary), ("--html", args.html)):
         if path:
             writable(flag, path)
-    run = str(out.resolve())
+    source = str(out.resolve())
     _outputs([("DATASET", args.dataset, "input"), ("--tools", None if args.tools == "none" else args.tools, "input"),
               *((flag, value[1:], "input") for flag, value in (("--sampling-params", args.sampling_params),
                                                                ("--config", args.config)) if (value or "").startswith("@")),
               ("--out", out, "trajectories"), ("--summary", args.summary, "summary"), ("--html", args.html, "page")],
-             {"summary": run, "page": run}, args.force, {p.task_id for p in problems})
+             {"summary": source, "page": source}, args.force, {p.task_id for p in problems})
     if args.backend == "openai" and not args.base_url:
         raise UsageError("--backend openai needs --base-url URL (repeatable)")
     for flag, value in (("--model", args.model), ("--tokenizer", args.tokenizer)):
@@ -623,7 +623,7 @@ def _rollout(args: argparse.Namespace) -> int:
           f"tool errors: {summary.tool_errors}; tool timeouts: {summary.tool_timeouts}")
     print(f"trajectories: {out}")
     summary.model = args.model
-    summary.results_file = run
+    summary.results_file = source
     if args.summary:
         write_summary(summary, Path(args.summary))
         print(f"summary: {args.summary}")
