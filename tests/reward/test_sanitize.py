@@ -54,12 +54,11 @@ def test_eval_sanitize_flag_and_manifest_default(tmp_path):
              "test_list": ["assert f(2) == 4"], "test_setup_code": ""}]
     (tmp_path / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     write_samples(tmp_path / "s.jsonl", [("1", "def f(x):\n    return 2 * x\n\nwhile True:\n    pass\n")])
-    args = ["eval", "m.jsonl", "--format", "mbpp", "--samples", "s.jsonl", "--k", "1", "--no-progress",
-            "--summary", "sum.json"]
-    judgebox(*args, "--sanitize", "--results", "a.jsonl", cwd=tmp_path)
-    assert json.loads((tmp_path / "sum.json").read_text())["pass_at_k"] == {"pass@1": 1.0}
-    judgebox(*args, "--results", "b.jsonl", cwd=tmp_path)
-    assert json.loads((tmp_path / "sum.json").read_text())["pass_at_k"] == {"pass@1": 0.0}
+    args = ["eval", "m.jsonl", "--format", "mbpp", "--samples", "s.jsonl", "--k", "1", "--no-progress"]
+    judgebox(*args, "--sanitize", "--results", "a.jsonl", "--summary", "a.json", cwd=tmp_path)
+    assert json.loads((tmp_path / "a.json").read_text())["pass_at_k"] == {"pass@1": 1.0}
+    judgebox(*args, "--results", "b.jsonl", "--summary", "b.json", cwd=tmp_path)  # a summary per run
+    assert json.loads((tmp_path / "b.json").read_text())["pass_at_k"] == {"pass@1": 0.0}
     (tmp_path / "a.jsonl").write_text(json.dumps({"problem_id": "0", "question": "q", "solutions": "[\"print(1)\"]",
                                                   "input_output": json.dumps({"inputs": [""], "outputs": ["1\n"]})}) + "\n")
     refused = judgebox("eval", "a.jsonl", "--format", "apps", "--samples", "gold", "--sanitize", cwd=tmp_path,
