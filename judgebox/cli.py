@@ -693,9 +693,10 @@ def _datasets(args: argparse.Namespace) -> int:
     from judgebox.reward.loaders.hub import hub_library
     from judgebox.reward.loaders.manifest import get_manifest
 
+    reader = "is read when there is network" if hub_library() else \
+        "can be read with the datasets library (pip install \"judgebox[hub]\") when there is network"
+
     def how(m) -> str:
-        reader = "is read when there is network" if hub_library() else \
-            "can be read with the datasets library (pip install \"judgebox[hub]\") when there is network"
         return f"the hub's {m.hub} {reader}; or {m.source[:1].lower()}{m.source[1:]}" if m.hub else m.source
 
     def samples(m) -> str:
@@ -713,28 +714,25 @@ def _datasets(args: argparse.Namespace) -> int:
             console.print(f"  {label}: {escape(value)}", soft_wrap=True)
         return 0
     manifests = list_manifests()
-    if args.long:
-        table = Table(title="judgebox datasets", show_lines=False)
-        for column in ("name", "format", "language", "--samples", "local file / how to get it"):
-            table.add_column(column, overflow="fold")
-        for m in manifests:
-            found = m.locate()
-            where = f"[green]{escape(str(found))}[/green]" if found else f"[yellow]missing[/yellow]: {escape(how(m))}"
-            table.add_row(m.name, m.format, m.language or "(per row)", escape(samples(m)), where)
-        console.print(table)
-        return 0
     table = Table(title="judgebox datasets", show_lines=False)
-    for column in ("name", "language", "--samples", "here"):
+    columns = ("name", "format", "language", "--samples", "local file / how to get it") if args.long else \
+        ("name", "language", "--samples", "here")
+    for column in columns:
         table.add_column(column, overflow="fold")
     missing = 0
     for m in manifests:
-        found = m.locate() is not None
-        missing += not found
-        table.add_row(m.name, m.language or "(per row)", escape(samples(m)),
-                      "[green]found[/green]" if found else "[yellow]missing[/yellow]")
+        found = m.locate()
+        missing += found is None
+        if args.long:
+            where = f"[green]{escape(str(found))}[/green]" if found else f"[yellow]missing[/yellow]: {escape(how(m))}"
+            table.add_row(m.name, m.format, m.language or "(per row)", escape(samples(m)), where)
+        else:
+            table.add_row(m.name, m.language or "(per row)", escape(samples(m)),
+                          "[green]found[/green]" if found else "[yellow]missing[/yellow]")
     console.print(table)
-    print(f"{len(manifests)} datasets, {missing} missing here. `judgebox datasets NAME` says where one is\n"
-          "looked for and how to get it; --long shows every one's details.")
+    if not args.long:
+        print(f"{len(manifests)} datasets, {missing} missing here. `judgebox datasets NAME` says where one is\n"
+              "looked for and how to get it; --long shows every one's details.")
     return 0
 
 

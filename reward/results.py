@@ -16,8 +16,8 @@ import fcntl
 import json
 import logging
 import os
-import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -131,17 +131,13 @@ def replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
     it was and no temporary file. The file keeps the mode of the one it replaces (a new one: 0666
     less the umask)."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}"
+    # made with 0666, which the kernel lowers by the umask (os.umask would change it for every thread)
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
     try:
-        write(Path(tmp))
-        try:
-            mode = os.stat(path).st_mode & 0o7777
-        except FileNotFoundError:
-            mask = os.umask(0)
-            os.umask(mask)
-            mode = 0o666 & ~mask
-        os.chmod(tmp, mode)
+        write(tmp)
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -6,6 +6,7 @@ replaces are written whole or not at all. Real CLI runs on a two-problem HumanEv
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -123,6 +124,12 @@ def test_a_replaced_file_is_written_whole_or_not_at_all(tmp_path):
     assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
     replace_atomically(target, lambda tmp: tmp.write_text("new"))
     assert target.read_text() == "new" and target.stat().st_mode & 0o777 == 0o640
+    umask = os.umask(0o027)  # a new file: 0666 less the umask, as open() makes one
+    try:
+        replace_atomically(tmp_path / "new.json", lambda tmp: tmp.write_text("{}"))
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640
 
 
 def test_a_page_or_summary_written_before_files_named_their_run_is_replaced(run, tmp_path):

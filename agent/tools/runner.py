@@ -38,7 +38,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Optional, Sequence, Union
 
-from judgebox.agent.tools.arguments import prepare_arguments, validator_for
 from judgebox.agent.tools.base import BaseTool
 from judgebox.agent.tools.function import normalize_return
 from judgebox.agent.tools.metrics import ToolMetrics
@@ -112,7 +111,6 @@ class TrajectoryTools:
         self.instance_id = instance_id
         self.cancel_grace_s = cancel_grace_s
         self.release_timeout_s = release_timeout_s
-        self._validators = {name: validator_for(t.tool_schema.function.parameters) for name, t in self.tools.items()}
         self._creates: dict[str, asyncio.Task] = {}
         self._inflight: set[asyncio.Task] = set()
         self._close_task: Optional[asyncio.Task] = None
@@ -158,10 +156,9 @@ class TrajectoryTools:
         if tool is None:
             text = f"error: unknown tool {name!r} (available: {', '.join(self.tools) or 'none'})"
             return ToolCallResult(name, ToolResponse(text=text), "unknown_tool", time.monotonic() - start)
-        args, problem = prepare_arguments(arguments, tool.tool_schema.function.parameters, self._validators[name])
+        args, problem = tool.check_arguments(arguments)  # before an instance is made for a call that cannot run
         if problem is not None:
             return self._finish(name, start, ToolResponse(text=problem), "invalid_arguments")
-        args = tool.clamp_arguments(args)
 
         task = asyncio.ensure_future(self._create_and_execute(name, tool, args, execute_kwargs))
         self._inflight.add(task)

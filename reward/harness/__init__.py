@@ -148,20 +148,17 @@ def split_programs(spec: TestSpec, code: str) -> Optional[Split]:
     """The two programs of a function-call harness whose tests run apart from the solution
     (:mod:`judgebox.reward.harness.split`), or ``None``: its language has no split harness yet, or
     the prompt's entry function cannot be read (the one-program harness)."""
-    language = sandbox_language(spec)
-    if spec.kind != "harness" or language not in _SPLIT:
+    builder = _SPLIT.get(sandbox_language(spec))
+    if spec.kind != "harness" or builder is None:
         return None
-    prompt = spec.prefix if spec.prompt is None else spec.prompt
-    if language in ("nodejs", "typescript"):
-        built = split_node.build(prompt, spec.prefix + code, spec.harness or "", language)
-        return None if built is None else Split(*built, tests_language="nodejs")
-    built = _SPLIT[language](prompt, spec.prefix + code, spec.harness or "")
+    built = builder(spec.prefix if spec.prompt is None else spec.prompt, spec.prefix + code, spec.harness or "")
     return None if built is None else Split(*built)
 
 
-#: The languages whose function-call tests run apart from the solution: their program builders.
+#: The languages whose function-call tests run apart from the solution: their program builders, each
+#: ``(prompt, program, tests)`` -> the fields of :class:`Split` in order, or ``None``.
 _SPLIT = {"cpp": split_cpp.build, "java": split_java.build, "rust": split_rust.build, "go": split_go.build,
-          "nodejs": split_node.build, "typescript": split_node.build}
+          "nodejs": split_node.build, "typescript": functools.partial(split_node.build, language="typescript")}
 
 
 def forgeable(spec: TestSpec) -> bool:

@@ -41,12 +41,13 @@ _HEADER = re.compile(rf"(?m)^[ \t]*(?:export\s+)?(?:(?P<fn>(?:async\s+)?function
 _LANGUAGE = {"nodejs": False, "typescript": True}
 
 
-def build(prompt: str, program: str, tests: str, language: str = "nodejs") -> Optional[tuple[str, str, str]]:
-    """``(the solution's program, the tests' program, the tests' input)`` for ``program`` (the prompt
-    and the completion, or a completion that restates the function) judged by ``tests``; ``prompt`` is
-    the problem's, read for its entry function; ``language``: ``nodejs`` or ``typescript``. The tests'
-    input follows the nonce's line on the tests' stdin (JSON: ``{"source", "typescript"}``). ``None``
-    when the one-program harness must serve."""
+def build(prompt: str, program: str, tests: str, language: str = "nodejs") -> Optional[tuple[str, str, str, str]]:
+    """``(the solution's program, the tests' program, the tests' input, the tests' language)`` for
+    ``program`` (the prompt and the completion, or a completion that restates the function) judged by
+    ``tests``; ``prompt`` is the problem's, read for its entry function; ``language``: ``nodejs`` or
+    ``typescript``. The tests' input follows the nonce's line on the tests' stdin (JSON: ``{"source",
+    "typescript"}``); the tests' language is ``nodejs`` for both. ``None`` when the one-program
+    harness must serve."""
     structure = blanked(prompt, language)
     header = None
     for header in _HEADER.finditer(structure):
@@ -60,12 +61,12 @@ def build(prompt: str, program: str, tests: str, language: str = "nodejs") -> Op
     if "async" in words or "*" in words or (header.group("v") and not words and "=>" not in rest):
         return None
     name = header.group("f") or header.group("v")
-    if re.search(r"\bclass\b", structure[:header.start()] + blanked(tests, language)) or _passes_functions(
-            blanked(tests, language), name):
+    tests_structure = blanked(tests, language)
+    if re.search(r"\bclass\b", structure[:header.start()] + tests_structure) or _passes_functions(tests_structure, name):
         return None  # an instance of a class of their own, a function: values that cannot cross
     # tests that open by closing the entry function (the completion is its body only) give that brace
     # to the solution's program, as the one program had it
-    closing = re.match(r"\s*\}", blanked(tests, language))
+    closing = re.match(r"\s*\}", tests_structure)
     closes, tests = (tests[:closing.end()], tests[closing.end():]) if closing else ("", tests)
     proxy = f"\nfunction {name}(...judgeboxArgs) {{ return judgeboxCall(judgeboxArgs); }}\n"
     source = prompt[:header.start()] + proxy + tests
@@ -73,7 +74,7 @@ def build(prompt: str, program: str, tests: str, language: str = "nodejs") -> Op
                 + resource("node_solution.js").replace("JUDGEBOX_ENTRY", name))
     runner = (resource("node_tests.js").replace("JUDGEBOX_FAIL", json.dumps(FAIL_JSON))
               .replace("JUDGEBOX_OK", json.dumps(OK_JSON)))
-    return solution, runner, json.dumps({"source": source, "typescript": _LANGUAGE[language]})
+    return solution, runner, json.dumps({"source": source, "typescript": _LANGUAGE[language]}), "nodejs"
 
 
 def _passes_functions(tests: str, name: str) -> bool:
