@@ -99,5 +99,13 @@ class VLLMBackend:
                                 finish_of(finish))
 
     def shutdown(self) -> None:
-        """Stop the engine (its worker process included)."""
-        self.engine.shutdown()
+        """Stop the engine (its worker process included) and release it now, while the interpreter is
+        whole: vLLM's ``AsyncLLM.__del__`` shuts down again, and run at interpreter exit it prints a
+        ``TypeError`` traceback (its module globals are gone by then). Calling it twice is harmless."""
+        import gc
+
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            engine.shutdown()
+            del engine
+            gc.collect()

@@ -158,3 +158,26 @@ def test_a_rollout_stops_after_infrastructure_errors_in_a_row_as_eval_does(tmp_p
     assert [r["verdict"] for r in records] == ["infra_error", "infra_error"]
     assert rollout.gave_up.startswith("stopped after 2 trajectories in a row hit infrastructure errors")
     assert summary.n_samples_pending == 6
+
+
+@pytest.mark.slow
+def test_a_vllm_rollout_exits_cleanly(tmp_path, tiny_model):
+    """Issue 39, item 5: ``judgebox rollout --backend vllm`` that succeeded (rc 0) ended with vLLM's
+    ``AsyncLLM.__del__`` traceback at interpreter exit (``TypeError: 'NoneType' object is not
+    callable``: its second shutdown ran after the module globals were gone). The backend now releases
+    the engine when it shuts it down; its own process, so interpreter exit is what is tested."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("vllm")
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}  # conftest set TORCHINDUCTOR_CACHE_DIR
+    out = tmp_path / "t.jsonl"
+    done = subprocess.run([sys.executable, "-c", "import sys; from judgebox.cli import main; sys.exit(main())", "rollout", str(mbpp_file(tmp_path)), "--format", "mbpp",
+                           "--model", str(tiny_model), "--backend", "vllm", "--n", "1", "--tools", "none",
+                           "--no-progress", "--config", '{"max_tokens_per_turn": 4}', "--out", str(out)],
+                          capture_output=True, text=True, env=env, timeout=900, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(out.read_text().splitlines()) == 2
+    for noise in ("Traceback", "Exception ignored", "leaked shared_memory"):
+        assert noise not in done.stderr, done.stderr[-3000:]
