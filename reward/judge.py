@@ -534,7 +534,8 @@ def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[tuple[Verdi
                                                f"#include \"/dev/stdout\")\n" + stderr)
             return Verdict.infra_error, (f"[judgebox] the compile was stopped at its time limit after {cpu:.2f} s "
                                          f"of CPU in {wall:.2f} s of wall time: the host starved it (judge it again)")
-        return Verdict.compile_error, stderr
+        return Verdict.compile_error, (f"[judgebox] the compile was stopped at its time limit (compile_timeout) "
+                                       f"after {cpu:.2f} s of CPU in {wall:.2f} s of wall time\n" + stderr)
     if result.return_code != 0:
         return Verdict.compile_error, stderr
     return None

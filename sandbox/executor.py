@@ -506,7 +506,8 @@ class Executor:
                         r.files = fetch_run_files(iso, case.fetch_files, budget)
                     if clock.ran(r) or (stop_on_first_failure and overall_status(r) != RunStatus.Success):
                         break
-            status, message = overall_status(compile_result, tests_compile, *runs), _message(compile_result, runs)
+            status = overall_status(compile_result, tests_compile, *runs)
+            message = _message(compile_result, runs, request.compile_timeout)
             if not _compiled(tests_compile):
                 message = "tests_program: its compile step failed (the tests', not the code's)"
             if clock.exceeded:
@@ -782,10 +783,17 @@ def charged(result: Optional[CommandRunResult], output: JsonBudget, capped: bool
                                      "output_budget_exhausted": True})
 
 
-def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[CommandRunResult]]) -> str:
+def _message(compile_result: Optional[CommandRunResult], runs: list[Optional[CommandRunResult]],
+             compile_timeout: float) -> str:
+    """The response's ``message``: a sandbox error's text, or that the compile step ran out of time
+    (``compile_timeout`` seconds; a compiler stopped there often prints nothing)."""
     for r in (compile_result, *runs):
         if r is not None and r.status == CommandRunStatus.Error:
             return r.stderr or "sandbox error"
+    if compile_result is not None and compile_result.status == CommandRunStatus.TimeLimitExceeded:
+        return (f"compile step: stopped at compile_timeout ({compile_timeout:g} s) after {compile_result.cpu_time or 0:.2f} s "
+                f"of CPU in {compile_result.execution_time or 0:.2f} s of wall time, "
+                f"{compile_result.cpu_wait or 0:.2f} s of it waiting for a CPU (not counted); raise compile_timeout")
     return ""
 
 

@@ -258,10 +258,14 @@ def test_a_compile_starved_by_the_host_is_infra_error_not_compile_error():
     from judgebox.sandbox.models import CommandRunResult
 
     sandbox = LocalSandbox(max_concurrency=1)
-    quick = sandbox.run_code({"code": SLOW_COMPILE, "language": "cpp", "compile_timeout": 0.3}).compile_result
+    response = sandbox.run_code({"code": SLOW_COMPILE, "language": "cpp", "compile_timeout": 0.3})
+    quick = response.compile_result
     assert quick.status == "TimeLimitExceeded" and quick.cpu_time >= 0.3, quick
+    # issue 39, item 9: the compiler printed nothing; the response and the verdict say what stopped it
+    assert response.message.startswith("compile step: stopped at compile_timeout (0.3 s) after "), response.message
     used = CommandRunResult(status="TimeLimitExceeded", execution_time=0.34, cpu_time=0.31, stderr="")
-    assert _compile_verdict(used)[0] == Verdict.compile_error
+    assert _compile_verdict(used) == (Verdict.compile_error, "[judgebox] the compile was stopped at its time limit "
+                                      "(compile_timeout) after 0.31 s of CPU in 0.34 s of wall time\n")
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
             for _ in range(max(16, 8 * (os.cpu_count() or 2)))]
     try:
