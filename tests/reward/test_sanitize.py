@@ -11,6 +11,8 @@ import pytest
 from judgebox.reward import TestSpec, Verdict, extract_code, judge
 from judgebox.reward.loaders import Problem, load_dataset
 
+SANITIZER = "evalplus (judgebox[sanitize]; the full tier's venv has it)"
+
 DEMO = ("```python\nimport math\n\ndef helper(x):\n    return math.isqrt(x)\n\ndef f(x):\n    return helper(x) * 2\n\n"
         "print(f(16))\nfor i in range(10 ** 9):\n    pass\nif __name__ == '__main__':\n    f(int(input()))\n```")
 
@@ -18,6 +20,7 @@ DEMO = ("```python\nimport math\n\ndef helper(x):\n    return math.isqrt(x)\n\nd
 def test_sanitize_keeps_imports_and_needed_definitions_and_drops_top_level_statements():
     """extract_code(..., sanitize=True): evalplus's sanitizer keeps imports and what the entry point
     needs, drops demo prints, loops and the main guard."""
+    pytest.importorskip("evalplus.sanitize", reason=SANITIZER)
     code = extract_code(DEMO, sanitize=True, entry_point="f")
     assert code == "import math\ndef helper(x):\n    return math.isqrt(x)\ndef f(x):\n    return helper(x) * 2\n"
     with pytest.raises(ValueError, match="sanitize"):
@@ -27,6 +30,7 @@ def test_sanitize_keeps_imports_and_needed_definitions_and_drops_top_level_state
 @pytest.mark.slow
 def test_sanitize_through_the_judge_turns_a_timeout_into_a_pass():
     """An MBPP-style assert problem: unsanitized, the demo loop times out; sanitized, accepted."""
+    pytest.importorskip("evalplus.sanitize", reason=SANITIZER)
     spec = TestSpec(kind="assert", asserts=["assert f(16) == 8", "assert f(9) == 6"], run_timeout=2)
     p = Problem(task_id="t", spec=spec, data_source="x")
     assert judge(*p.candidate(DEMO)).verdict == Verdict.time_limit_exceeded
@@ -36,6 +40,7 @@ def test_sanitize_through_the_judge_turns_a_timeout_into_a_pass():
 def test_sanitize_keeps_prompt_helpers_the_tests_name():
     """HumanEval/38: the tests call the prompt's encode_cyclic, which decode_cyclic never calls;
     sanitizing prompt + completion keeps it (gold with a demo print appended is accepted)."""
+    pytest.importorskip("evalplus.sanitize", reason=SANITIZER)
     problems, _ = load_dataset("humaneval")
     p = next(p for p in problems if p.task_id == "HumanEval/38")
     spec, code = p.candidate(p.gold + "\nprint(decode_cyclic('abc'))\n", sanitize=True)

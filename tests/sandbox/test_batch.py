@@ -16,6 +16,7 @@ import pytest
 
 from judgebox.sandbox import BatchItemError, LocalSandbox, RunStatus, RunTestsResponse, SandboxClient
 from judgebox.sandbox.models import RunTestsBatchResponse
+from tests.conftest import HTTP_TIMEOUT
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -129,7 +130,7 @@ def test_overload_is_per_item_and_counted_like_single_calls(live_server_factory)
     assert len(refused) == 2 and all(e.status_code == 504 and e.retry_after >= 1 for e in refused)
     assert all(results[e.index] is e for e in refused)
     assert all("queue_timeout=0.3" in e.detail for e in refused)
-    page = httpx.get(f"{srv.url}/metrics").text
+    page = httpx.get(f"{srv.url}/metrics", timeout=HTTP_TIMEOUT).text
     assert metric(page, 'judgebox_runs_total{language="python",status="Success"}') == 1
     assert metric(page, 'judgebox_rejections_total{reason="queue_timeout"}') == 2
     assert metric(page, 'judgebox_run_seconds_count{language="python"}') == 1
@@ -232,7 +233,7 @@ def test_a_batch_holds_a_bounded_answer_and_refused_items_are_sent_again(live_se
     assert ran and refused and len(ran) + len(refused) == 8
     assert all(sent_bytes(r) <= 1 << 20 for r in ran)
     assert all(e.status_code == 504 and e.retry_after >= 1 and "max_concurrency + 1" in e.detail for e in refused)
-    assert 'judgebox_rejections_total{reason="batch_budget"}' in httpx.get(f"{server.url}/metrics").text
+    assert 'judgebox_rejections_total{reason="batch_budget"}' in httpx.get(f"{server.url}/metrics", timeout=HTTP_TIMEOUT).text
     with SandboxClient(server.url, **FAST) as client:
         got = client.run_tests_batch([FLOOD] * 4)
     assert [type(r) for r in got] == [RunTestsResponse] * 4

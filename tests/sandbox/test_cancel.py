@@ -17,6 +17,7 @@ import pytest
 
 from judgebox.sandbox import LocalSandbox
 from judgebox.sandbox.cancel import Cancel
+from tests.conftest import HTTP_TIMEOUT
 from tests.sandbox.procs import alive_with, unique_sleep
 
 
@@ -55,16 +56,16 @@ def test_disconnect_kills_the_running_request_and_drops_the_queued_one(live_serv
     try:
         assert wait_until(lambda: alive_with(f"sleep {running}"), 60), "the first request never started"
         b = send_and_hold(server.port, sleeper(queued))
-        assert wait_until(lambda: httpx.get(f"{server.url}/health").json()["waiting"] == 1, 30)
+        assert wait_until(lambda: httpx.get(f"{server.url}/health", timeout=HTTP_TIMEOUT).json()["waiting"] == 1, 30)
         b.close()  # disconnect while queued
-        assert wait_until(lambda: httpx.get(f"{server.url}/health").json()["waiting"] == 0, 30)
+        assert wait_until(lambda: httpx.get(f"{server.url}/health", timeout=HTTP_TIMEOUT).json()["waiting"] == 0, 30)
     finally:
         a.close()  # disconnect while running
     assert wait_until(lambda: not alive_with(running), 10), alive_with(running)
     r = httpx.post(f"{server.url}/run_code", json={"code": "print(5)", "language": "python"}, timeout=120)
     assert r.json()["run_result"]["stdout"] == "5\n"  # the slot came back
     assert not alive_with(queued)  # the queued request never ran
-    metrics = httpx.get(f"{server.url}/metrics").text
+    metrics = httpx.get(f"{server.url}/metrics", timeout=HTTP_TIMEOUT).text
     assert (cancelled(metrics, "queued"), cancelled(metrics, "running")) == (1.0, 1.0)
 
 

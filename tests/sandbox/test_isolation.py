@@ -23,7 +23,7 @@ import pytest
 from judgebox.sandbox.config import default_python
 from judgebox.sandbox.isolation import cgroups
 from judgebox.sandbox.isolation.users import blocked_for_others
-from tests.conftest import start_live_server
+from tests.conftest import HTTP_TIMEOUT, start_live_server
 from tests.sandbox.procs import alive_with, unique_sleep
 
 ROOT = os.geteuid() == 0
@@ -46,7 +46,7 @@ def server():
     srv = start_live_server("--python", reachable_python(),
                             env={"JUDGEBOX_WORKDIR_ROOT": root, "JUDGEBOX_TEST_SECRET": SECRET})
     srv.root = root
-    srv.health = httpx.get(f"{srv.url}/health").json()
+    srv.health = httpx.get(f"{srv.url}/health", timeout=HTTP_TIMEOUT).json()
     try:
         yield srv
     finally:
@@ -173,7 +173,7 @@ def test_network_call_is_refused_by_default(server, listener):
 def test_allow_network_switch_reaches_the_host(live_server_factory, listener):
     """With ``--allow-network`` the same call connects: Success "connected"."""
     srv = live_server_factory("--allow-network")
-    assert httpx.get(f"{srv.url}/health").json()["isolation"]["network_namespace"] is False
+    assert httpx.get(f"{srv.url}/health", timeout=HTTP_TIMEOUT).json()["isolation"]["network_namespace"] is False
     r = run(srv, NET_CALL.format(port=listener))
     assert (r["status"], r["run_result"]["stdout"]) == ("Success", "connected\n"), r
 
@@ -237,7 +237,7 @@ def test_files_left_in_shared_tmp_folders_are_removed(server):
 
 
 def test_languages_report_toolchain_versions(server):
-    langs = httpx.get(f"{server.url}/languages").json()
+    langs = httpx.get(f"{server.url}/languages", timeout=HTTP_TIMEOUT).json()
     assert langs["python"].startswith("Python 3.")
     assert all(v for v in langs.values()), langs
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import start_live_server
+from tests.conftest import HTTP_TIMEOUT, start_live_server
 from tests.sandbox.procs import alive_with, load_per_core, unique_sleep, zombies_of
 from tests.sandbox.test_isolation import run
 
@@ -81,7 +81,7 @@ def stdout_of(srv, code: str, **kw) -> str:
 
 @pytest.mark.slow
 def test_health_tells_every_protection_is_on(server):
-    iso = httpx.get(f"{server.url}/health").json()["isolation"]
+    iso = httpx.get(f"{server.url}/health", timeout=HTTP_TIMEOUT).json()["isolation"]
     on = {k: iso[k] for k in ("isolation", "filesystem_view", "pid_namespace", "unprivileged_user",
                               "seccomp", "no_new_privs", "disk_quota", "disk_limit_MB", "network_namespace",
                               "memory_limit", "process_limit", "cpu_accounting")}

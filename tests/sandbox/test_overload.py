@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from judgebox.sandbox import LocalSandbox
+from tests.conftest import HTTP_TIMEOUT
 
 from .procs import busy_loops, outcome
 
@@ -39,7 +40,7 @@ def metric(text: str, name: str) -> float:
 
 def test_bug_036_256_concurrent_print_all_succeed(live_server):
     """BUG-036: 256 concurrent print(1) on 2 cores: every one Success "1\\n", none SandboxError/TLE."""
-    before = httpx.get(f"{live_server}/metrics").text
+    before = httpx.get(f"{live_server}/metrics", timeout=HTTP_TIMEOUT).text
     start = time.monotonic()
     responses = asyncio.run(burst(live_server, PRINT_1, 256))
     elapsed = time.monotonic() - start
@@ -47,7 +48,7 @@ def test_bug_036_256_concurrent_print_all_succeed(live_server):
     outcomes = {(r.json()["status"], r.json()["run_result"]["status"], r.json()["run_result"]["stdout"])
                 for r in responses}
     assert outcomes == {("Success", "Finished", "1\n")}
-    after = httpx.get(f"{live_server}/metrics").text
+    after = httpx.get(f"{live_server}/metrics", timeout=HTTP_TIMEOUT).text
     key = 'judgebox_runs_total{language="python",status="Success"}'
     assert metric(after, key) - (metric(before, key) if key in before else 0) == 256
     print(f"BUG-036: 256 x print(1) in {elapsed:.1f}s")
@@ -108,7 +109,7 @@ def test_no_slot_within_queue_timeout_is_504_with_retry_after(live_server_factor
     assert second.status_code == 504
     assert int(second.headers["Retry-After"]) >= 1
     assert "queue_timeout=0.5" in second.json()["detail"]
-    page = httpx.get(f"{srv.url}/metrics").text
+    page = httpx.get(f"{srv.url}/metrics", timeout=HTTP_TIMEOUT).text
     assert metric(page, 'judgebox_rejections_total{reason="queue_timeout"}') == 1
     assert metric(page, 'judgebox_runs_total{language="python",status="Success"}') == 1
 
@@ -131,7 +132,7 @@ def test_full_queue_is_504_at_once(live_server_factory):
     assert second.status_code == 504 and "queue full" in second.json()["detail"]
     assert "Retry-After" in second.headers
     assert waited < 5  # answered at once, not after queue_timeout=30
-    page = httpx.get(f"{srv.url}/metrics").text
+    page = httpx.get(f"{srv.url}/metrics", timeout=HTTP_TIMEOUT).text
     assert metric(page, 'judgebox_rejections_total{reason="queue_full"}') == 1
 
 
@@ -151,7 +152,7 @@ def test_metrics_expose_queue_in_flight_histograms_and_pod(live_server_factory):
     assert metric(during, "judgebox_in_flight") == 1
     assert metric(during, "judgebox_queue_depth") == 1
     assert [r.json()["executor_pod_name"] for r in done] == ["pod-under-test"] * 2
-    after = httpx.get(f"{srv.url}/metrics").text
+    after = httpx.get(f"{srv.url}/metrics", timeout=HTTP_TIMEOUT).text
     assert metric(after, 'judgebox_info{pod="pod-under-test"}') == 1
     assert metric(after, 'judgebox_run_seconds_count{language="python"}') == 2
     assert metric(after, "judgebox_queue_wait_seconds_count") == 2

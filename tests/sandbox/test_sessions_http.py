@@ -13,7 +13,7 @@ import pytest
 
 from judgebox.sandbox import SandboxClient, SandboxRequestError, SessionNotFound
 from judgebox.sandbox.errors import SandboxUnavailable
-from tests.conftest import start_live_server
+from tests.conftest import HTTP_TIMEOUT, start_live_server
 from tests.sandbox.procs import children_within, open_fds, settled_children
 
 pytestmark = pytest.mark.timeout(300)
@@ -32,7 +32,7 @@ def token(*infos: dict) -> dict:
 
 def listed(url: str, *infos: dict) -> list[str]:
     """The ids GET /sessions lists to the holder of ``infos``' tokens."""
-    return [s["session_id"] for s in httpx.get(f"{url}/sessions", headers=token(*infos)).json()["sessions"]]
+    return [s["session_id"] for s in httpx.get(f"{url}/sessions", headers=token(*infos), timeout=HTTP_TIMEOUT).json()["sessions"]]
 
 
 def test_routes_create_run_list_delete(live_server):
@@ -44,10 +44,10 @@ def test_routes_create_run_list_delete(live_server):
     r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "x = 2\nx ** 10"}, headers=token(info),
                    timeout=60).json()
     assert (r["status"], r["display"], r["error"], r["state"]) == ("Success", [{"text/plain": "1024"}], None, "kept")
-    answer = httpx.get(f"{live_server}/sessions", headers=token(info)).json()
+    answer = httpx.get(f"{live_server}/sessions", headers=token(info), timeout=HTTP_TIMEOUT).json()
     assert answer["max_sessions"] == 64 and answer["live"] >= 1
     assert [(s["session_id"], s["cells"], s["session_token"]) for s in answer["sessions"]] == [(sid, 1, None)]
-    assert httpx.delete(f"{live_server}/sessions/{sid}", headers=token(info)).json() == {"session_id": sid,
+    assert httpx.delete(f"{live_server}/sessions/{sid}", headers=token(info), timeout=HTTP_TIMEOUT).json() == {"session_id": sid,
                                                                                         "closed": True}
     assert listed(live_server, info) == []
 
@@ -68,9 +68,9 @@ def test_the_id_alone_opens_nothing(live_server):
         r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "print(secret)"}, headers=attempt,
                        timeout=60)
         assert r.status_code == 404 and "secret" not in r.text, r.text
-        assert httpx.delete(f"{live_server}/sessions/{sid}", headers=attempt).status_code == 404
-    assert httpx.delete(f"{live_server}/sessions/{sid}").status_code == 401
-    answer = httpx.get(f"{live_server}/sessions").json()
+        assert httpx.delete(f"{live_server}/sessions/{sid}", headers=attempt, timeout=HTTP_TIMEOUT).status_code == 404
+    assert httpx.delete(f"{live_server}/sessions/{sid}", timeout=HTTP_TIMEOUT).status_code == 401
+    answer = httpx.get(f"{live_server}/sessions", timeout=HTTP_TIMEOUT).json()
     assert answer["sessions"] == [] and answer["live"] >= 2
     assert listed(live_server, theirs) == [theirs["session_id"]]
     assert sorted(listed(live_server, mine, theirs)) == sorted([sid, theirs["session_id"]])
@@ -78,7 +78,7 @@ def test_the_id_alone_opens_nothing(live_server):
                    timeout=60).json()
     assert (r["status"], r["stdout"]) == ("Success", "42\n")
     for info in (mine, theirs):
-        httpx.delete(f"{live_server}/sessions/{info['session_id']}", headers=token(info))
+        httpx.delete(f"{live_server}/sessions/{info['session_id']}", headers=token(info), timeout=HTTP_TIMEOUT)
 
 
 def test_a_client_sees_and_drives_only_its_own_sessions(live_server):
@@ -99,7 +99,7 @@ def test_a_client_sees_and_drives_only_its_own_sessions(live_server):
 
 def test_unknown_and_malformed_ids_are_404_naming_them(live_server):
     """An id never issued, and an id of this replica unknown to it, are 404s that name the id."""
-    r = httpx.post(f"{live_server}/sessions/nope/run", json={"code": "1"}, headers={"X-Session-Token": "t"})
+    r = httpx.post(f"{live_server}/sessions/nope/run", json={"code": "1"}, headers={"X-Session-Token": "t"}, timeout=HTTP_TIMEOUT)
     assert r.status_code == 404
     assert r.json()["detail"] == ("session 'nope' is unknown: not a session id (<replica>-<boot>-<token>); "
                                   "create a session with POST /sessions")
@@ -107,28 +107,28 @@ def test_unknown_and_malformed_ids_are_404_naming_them(live_server):
     sid = info["session_id"]
     replica, boot, _ = sid.rsplit("-", 2)
     other = f"{replica}-{boot}-{'0' * 24}"
-    r = httpx.delete(f"{live_server}/sessions/{other}", headers=token(info))
+    r = httpx.delete(f"{live_server}/sessions/{other}", headers=token(info), timeout=HTTP_TIMEOUT)
     assert r.status_code == 404
     assert r.json()["detail"] == (f"session {other!r} is unknown on this server; its state is lost: "
                                   "create a new session")
-    httpx.delete(f"{live_server}/sessions/{sid}", headers=token(info))
+    httpx.delete(f"{live_server}/sessions/{sid}", headers=token(info), timeout=HTTP_TIMEOUT)
 
 
 def test_bad_bodies_are_422_naming_the_field(live_server):
     """language other than python, a negative memory limit, a non-positive timeout, an oversized cell."""
     for body, field in (({"language": "cpp"}, "language"), ({"memory_limit_MB": -5}, "memory_limit_MB"),
                         ({"idle_timeout": 0}, "idle_timeout")):
-        r = httpx.post(f"{live_server}/sessions", json=body)
+        r = httpx.post(f"{live_server}/sessions", json=body, timeout=HTTP_TIMEOUT)
         assert r.status_code == 422 and field in r.text, r.text
     info = create(live_server)
     sid = info["session_id"]
-    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1", "timeout": -1}, headers=token(info))
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1", "timeout": -1}, headers=token(info), timeout=HTTP_TIMEOUT)
     assert r.status_code == 422 and "timeout" in r.text
-    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "#" * (2 << 20)}, headers=token(info))
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "#" * (2 << 20)}, headers=token(info), timeout=HTTP_TIMEOUT)
     assert r.status_code == 422
     assert r.json()["detail"] == ("code: 2097152 bytes exceeds the limit of 1048576 bytes per cell "
                                   "(max_code_bytes); send a shorter cell")
-    httpx.delete(f"{live_server}/sessions/{sid}", headers=token(info))
+    httpx.delete(f"{live_server}/sessions/{sid}", headers=token(info), timeout=HTTP_TIMEOUT)
 
 
 def test_max_sessions_is_504_with_retry_after_and_counted(live_server_factory):
@@ -139,10 +139,10 @@ def test_max_sessions_is_504_with_retry_after_and_counted(live_server_factory):
     r = httpx.post(f"{server.url}/sessions", json={}, timeout=60)
     assert r.status_code == 504 and int(r.headers["Retry-After"]) >= 1
     assert r.json()["detail"].startswith("2 live sessions (max_sessions=2)")
-    metrics = httpx.get(f"{server.url}/metrics").text
+    metrics = httpx.get(f"{server.url}/metrics", timeout=HTTP_TIMEOUT).text
     assert 'judgebox_rejections_total{reason="max_sessions"} 1.0' in metrics
     assert "judgebox_sessions 2.0" in metrics
-    httpx.delete(f"{server.url}/sessions/{a['session_id']}", headers=token(a))
+    httpx.delete(f"{server.url}/sessions/{a['session_id']}", headers=token(a), timeout=HTTP_TIMEOUT)
     create(server.url)
 
 
@@ -155,7 +155,7 @@ def test_idle_sessions_are_reaped_and_say_so(live_server):
         if sid not in listed(live_server, info):
             break
         time.sleep(0.2)
-    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1"}, headers=token(info))
+    r = httpx.post(f"{live_server}/sessions/{sid}/run", json={"code": "1"}, headers=token(info), timeout=HTTP_TIMEOUT)
     assert r.status_code == 404
     assert r.json()["detail"] == (f"session {sid!r} is closed (reaped after 1s idle (idle_timeout)); its state "
                                   "is lost: create a new session")
@@ -174,7 +174,7 @@ def test_a_session_holds_an_execution_slot_only_while_a_cell_runs(live_server_fa
         cell = pool.submit(httpx.post, f"{server.url}/sessions/{a['session_id']}/run", headers=token(a),
                            json={"code": "import time; time.sleep(2); print(repr(time.time()))"}, timeout=60)
         deadline = time.monotonic() + 60
-        while not any(s["busy"] for s in httpx.get(f"{server.url}/sessions", headers=token(a)).json()["sessions"]):
+        while not any(s["busy"] for s in httpx.get(f"{server.url}/sessions", headers=token(a), timeout=HTTP_TIMEOUT).json()["sessions"]):
             assert time.monotonic() < deadline, "the cell never started"
             time.sleep(0.05)
         waited = httpx.post(f"{server.url}/run_code", timeout=60,
@@ -185,7 +185,7 @@ def test_a_session_holds_an_execution_slot_only_while_a_cell_runs(live_server_fa
         # started only after the cell that held the one slot had finished
         assert float(waited["run_result"]["stdout"]) >= float(done["stdout"])
     for info in (a, b):
-        httpx.delete(f"{server.url}/sessions/{info['session_id']}", headers=token(info))
+        httpx.delete(f"{server.url}/sessions/{info['session_id']}", headers=token(info), timeout=HTTP_TIMEOUT)
 
 
 def test_a_restarted_server_says_the_session_was_lost(live_server_factory):
@@ -247,6 +247,6 @@ def test_bug_120_server_children_and_fds_return_to_baseline(live_server_factory)
             with client.create_session() as s:
                 code = {3: "while True: pass", 7: "import os; os._exit(1)"}.get(i, "print(1)")
                 s.run(code, timeout=1)
-    assert httpx.get(f"{server.url}/sessions").json()["live"] == 0
+    assert httpx.get(f"{server.url}/sessions", timeout=HTTP_TIMEOUT).json()["live"] == 0
     assert children_within(pid, base_kids) <= base_kids  # nothing left behind (a start-up child may have ended)
     assert open_fds(pid) - base_fds <= 4
