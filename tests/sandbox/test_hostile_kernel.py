@@ -21,6 +21,7 @@ import time
 import pytest
 
 from judgebox.sandbox import LocalSandbox
+from tests.sandbox.procs import load_per_core
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -324,7 +325,7 @@ while True:
     s = open_session()
     start = time.monotonic()
     r = s.run(flood, timeout=5)
-    assert r.timed_out and time.monotonic() - start < 20
+    assert r.timed_out and time.monotonic() - start < 20 * load_per_core()
 
 
 def test_a_cell_that_takes_the_folder_away_does_not_break_the_session(open_session):
@@ -357,4 +358,4 @@ def test_run_jupyter_is_clamped_to_max_run_timeout():
     sandbox = LocalSandbox(max_run_timeout=2)
     start = time.monotonic()
     r = sandbox.run_jupyter({"cells": ["import time\nwhile True: time.sleep(1)"], "total_timeout": 1e9})
-    assert r.driver.status == "TimeLimitExceeded" and time.monotonic() - start < 15
+    assert r.driver.status == "TimeLimitExceeded" and time.monotonic() - start < 15 * load_per_core()

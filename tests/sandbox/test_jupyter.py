@@ -13,7 +13,7 @@ import time
 import httpx
 import pytest
 
-from tests.sandbox.procs import alive_with, unique_sleep, zombies_of
+from tests.sandbox.procs import alive_with, load_per_core, unique_sleep, zombies_of
 
 
 def test_cells_run_in_order_sharing_state_and_errors_do_not_stop_the_notebook(run_jupyter):
@@ -37,7 +37,7 @@ def test_cell_timeout_is_honoured_and_finished_cells_are_returned(run_jupyter):
     start = time.monotonic()
     r = run_jupyter({"cells": ["print('step1')", "import time\nprint('partial', flush=True)\ntime.sleep(30)",
                                "print('never')"], "cell_timeout": 1, "total_timeout": 45})
-    assert time.monotonic() - start < 20
+    assert time.monotonic() - start < 20 * load_per_core()
     assert r.status == "Failed"
     assert r.driver.status == "TimeLimitExceeded"
     assert r.driver.return_code is None
@@ -46,7 +46,7 @@ def test_cell_timeout_is_honoured_and_finished_cells_are_returned(run_jupyter):
     assert r.cells[1].stdout == "partial\n"
     assert r.cells[1].error == [{"ename": "TimeLimitExceeded", "traceback": [],
                                  "evalue": "cell 1 did not finish within cell_timeout=1.0s"}]
-    assert 1.0 <= r.driver.execution_time < 5.0
+    assert 1.0 <= r.driver.execution_time < 5.0 * load_per_core()
 
 
 @pytest.mark.slow
@@ -57,7 +57,7 @@ def test_total_timeout_bounds_all_cells(run_jupyter):
     assert r.driver.status == "TimeLimitExceeded"
     assert len(r.cells) == 2
     assert r.cells[1].error[0]["evalue"] == "cell 1 did not finish within total_timeout=2.0s"
-    assert 2.0 <= r.driver.execution_time < 6.0
+    assert 2.0 <= r.driver.execution_time < 6.0 * load_per_core()
 
 
 def test_files_are_written_to_and_fetched_from_the_kernel_working_dir(run_jupyter):
@@ -91,7 +91,7 @@ def test_kernel_death_is_a_failed_run_not_a_hang(run_jupyter):
     """A cell that kills its kernel (os._exit(3)) ends the notebook at once: Failed, KernelDied, rc 3."""
     start = time.monotonic()
     r = run_jupyter({"cells": ["print('before')", "import os; os._exit(3)", "print('never')"], "total_timeout": 30})
-    assert time.monotonic() - start < 20
+    assert time.monotonic() - start < 20 * load_per_core()
     assert r.status == "Failed"
     assert r.driver.return_code == 3
     assert len(r.cells) == 2

@@ -56,8 +56,8 @@ def test_bug033_timeout_returns_in_time(run_code):
     elapsed = time.monotonic() - start
     assert r.run_result.status == "TimeLimitExceeded"
     assert r.status == "Failed"
-    assert r.run_result.execution_time <= 2.0
-    assert elapsed < 10  # the call itself returns promptly (HTTP + interpreter start included)
+    assert r.run_result.execution_time <= 2.0 * load_per_core()
+    assert elapsed < 10 * load_per_core()  # the call itself returns promptly (HTTP + interpreter start included)
 
 
 @pytest.mark.slow
@@ -76,13 +76,11 @@ def test_bug034a_background_child_is_killed_after_exit(run_code):
     """BUG-034 (a): Popen(sleep) then print("bg") -> Finished, rc 0, "bg\\n", no sleep alive after."""
     marker = unique_sleep()
     code = f"import subprocess\nsubprocess.Popen(['sleep', '{marker}'])\nprint('bg')"
-    start = time.monotonic()
     r = run_code({"code": code, "language": "python", "run_timeout": 10})
     assert r.status == "Success"
-    assert r.run_result.status == "Finished"
+    assert r.run_result.status == "Finished"  # on its own: waiting for the sleep would end at the 10 s limit
     assert r.run_result.return_code == 0
     assert r.run_result.stdout == "bg\n"
-    assert time.monotonic() - start < 8  # finished on its own, not at the 10 s limit
     assert alive_with(f"sleep {marker}") == []
     assert zombies_of(run_code.pid) == []
 
@@ -127,7 +125,7 @@ def test_bug040_output_larger_than_pipe_buffer_is_read_while_running(run_code):
     assert r.run_result.status == "Finished"
     assert len(r.run_result.stdout) == 300000
     assert r.run_result.stdout_truncated is False
-    assert r.run_result.execution_time < 1.0
+    assert r.run_result.execution_time < 1.0 * load_per_core()
 
 
 @pytest.mark.parametrize("stream", ["stdout", "stderr"])
@@ -206,7 +204,7 @@ def test_bug043_input_without_stdin_is_eof_not_a_hang(run_code):
     assert r.run_result.status == "Finished"
     assert r.run_result.return_code == 1
     assert "EOFError" in r.run_result.stderr
-    assert r.run_result.execution_time < 1.0
+    assert r.run_result.execution_time < 1.0 * load_per_core()
 
 
 def test_bug043_null_stdin_reads_empty(run_code):
@@ -225,7 +223,7 @@ def test_bug043_stdin_is_a_closed_pipe_in_every_language(run_code, language, cod
     r = run_code({"code": code, "language": language, "run_timeout": 5})
     assert r.status == "Success"
     assert r.run_result.stdout == expected
-    assert r.run_result.execution_time < 1.0
+    assert r.run_result.execution_time < 1.0 * load_per_core()
 
 
 def test_bug043_given_stdin_is_fed_then_closed(run_code):
