@@ -23,7 +23,7 @@ from typing import Optional, Sequence, get_args
 USAGE_ERROR = 1
 """Exit status of a bad argument or input (argparse's own usage errors included)."""
 FORCE_HELP = ("replace an existing file this run did not write (another run's summary, page or chart, or a file "
-              "judgebox did not write); never an input, and never another results file")
+              "judgebox did not write); never an input, and never a results or trajectories file")
 
 
 class UsageError(Exception):

@@ -7,7 +7,8 @@ every input and output of the same run, and against what the file already is.
   same kind of file written for the same run: a summary or chart of the same results file, a page
   of the same records file, a parquet of the same dataset. Anything else that is there (a results
   file, a dataset, another run's summary or page, a file judgebox did not write) is refused with one
-  line naming the flag, the path and what it holds, unless ``--force``. (One of the same kind that
+  line naming the flag, the path and what it holds, unless ``--force`` (never for a results or
+  trajectories file: those are hours of work, replaced by no run). (One of the same kind that
   names no run, written before these files named theirs, is replaced: it can be made again from its
   results.) These files are then written whole or not at all
   (:func:`judgebox.reward.results.replace_atomically`).
@@ -77,7 +78,8 @@ def check_outputs(roles: Iterable[Role], owners: dict[str, str], *, force: bool 
         roles: every input and output of the run (``None`` paths left out by the caller).
         owners: per output kind, the run it is written for (``summary``/``chart``: the results file's
             absolute path; ``page``: the records file's; ``parquet``: the dataset's name).
-        force: replace a replaced output whatever it holds (never an appended one, never another role).
+        force: replace a replaced output whatever it holds, except a results or trajectories file (never
+            an appended one, never another role).
         task_ids: the dataset's task ids: an appended output must hold records of these.
 
     Raises:
@@ -107,6 +109,9 @@ def check_outputs(roles: Iterable[Role], owners: dict[str, str], *, force: bool 
         owner = owners.get(role.kind)
         if found.kind == role.kind and found.owner in (owner, None):  # None: written before files named their run
             continue
+        if found.kind in APPENDED:  # hours of scoring or generation: never replaced, --force or not
+            raise OutputRefused(f"{role.flag} {role.path}: it holds {found.text}, which no run replaces (not even "
+                                f"with --force); give {role.flag} another path")
         if not force:
             whose = f" of {found.owner}" if found.kind == role.kind and found.owner else ""
             raise OutputRefused(f"{role.flag} {role.path}: it holds {found.text}{whose}, not this run's; pass "

@@ -112,9 +112,11 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
         verl's ``reward_extra_info`` needs.
 
     Raises:
-        ValueError: ``on_tamper`` is not ``"report"`` or ``"reject"``.
+        ValueError: ``on_tamper`` is not ``"report"`` or ``"reject"``, or ``score_mode`` is not
+            ``"binary"`` or ``"pass_rate"``.
     """
     _on_tamper(kwargs)
+    _binary(kwargs)
     prepared = _prepared(solution_str, ground_truth, extra_info, kwargs)
     if isinstance(prepared, dict):
         return prepared
@@ -153,7 +155,7 @@ def compute_score_batch(data_sources: Optional[Sequence[Optional[str]]] = None,
         one dict per completion, in order, equal to what :func:`compute_score` returns for it.
 
     Raises:
-        ValueError: the sequences differ in length.
+        ValueError: the sequences differ in length, or a keyword is bad as for :func:`compute_score`.
     """
     n = len(solution_strs)
     extra_infos = list(extra_infos) if extra_infos is not None else [None] * n
@@ -186,7 +188,12 @@ def compute_score_batch(data_sources: Optional[Sequence[Optional[str]]] = None,
 
 
 def _binary(kwargs: dict[str, Any]) -> bool:
-    return kwargs.get("score_mode", "binary") != "pass_rate"
+    """Whether the ``score_mode`` keyword asks for the binary score (``ValueError`` names the values:
+    a misspelt mode silently fell back to binary, and a run trained on the wrong reward)."""
+    mode = kwargs.get("score_mode", "binary")
+    if mode not in ("binary", "pass_rate"):
+        raise ValueError(f"score_mode: {mode!r} is not 'pass_rate' or 'binary'")
+    return mode == "binary"
 
 
 def _on_tamper(kwargs: dict[str, Any]) -> Optional[str]:

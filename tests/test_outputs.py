@@ -75,7 +75,14 @@ def test_another_runs_file_is_refused_unless_force_and_the_runs_own_is_replaced(
         code, err = run(*argv)
         assert (code, says is None or says in err) == (0 if says is None else 1, True), err
         if says:
-            assert "pass --force to replace it" in err
+            assert ("which no run replaces (not even with --force)" if "results file" in says
+                    else "pass --force to replace it") in err, err
+    # a results file is hours of scoring: --force replaces it with nothing (a new user's finding)
+    for argv in [(*EVAL, "--results", "b.jsonl", "--summary", "a.jsonl", "--force"),
+                 (*EVAL, "--results", "b.jsonl", "--html", "a.jsonl", "--force"),
+                 ("report", "b.jsonl", "--out", "a.jsonl", "--force")]:
+        code, err = run(*argv)
+        assert code == 1 and "which no run replaces (not even with --force)" in err, err
     assert {p: (tmp_path / p).read_bytes() for p in ("a.jsonl",)} == {"a.jsonl": kept["a.jsonl"]}
     assert (tmp_path / "a.json").read_bytes() != b"" and identify(tmp_path / "a.json").owner == str(tmp_path / "a.jsonl")
     assert run(*EVAL, "--results", "b.jsonl", "--summary", "a.json", "--force")[0] == 0

@@ -45,3 +45,17 @@ def test_the_rewards_guide_lists_every_key_and_no_other():
     guide = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "rewards.md").read_text(encoding="utf-8")
     table = guide.split("### The keys of every score", 1)[1].split("###", 1)[0]
     assert re.findall(r"^\| `(\w+)` \|", table, re.M) == list(SCORE_KEYS)
+
+
+def test_a_misspelt_score_mode_is_an_error_before_any_work():
+    """A new user's finding: ``score_mode="passrate"`` (verl's ``reward_kwargs``) fell back to the binary
+    score without a word (score 0.0 where the pass rate was 0.5); now every entry raises, as TRL's does."""
+    from judgebox.integrations.verl import compute_score as verl_compute_score
+
+    completion, gt, _ = CASES["wrong_answer"]
+    for fn in (compute_score, verl_compute_score):
+        with pytest.raises(ValueError, match=r"score_mode: 'passrate' is not 'pass_rate' or 'binary'"):
+            fn("t", completion, gt, None, score_mode="passrate")
+    with pytest.raises(ValueError, match="score_mode"):
+        compute_score_batch(None, [completion], [gt], score_mode="rate")
+    assert compute_score("t", completion, gt, score_mode="pass_rate")["score"] == 0.5  # one of two cases
