@@ -697,7 +697,8 @@ def _datasets(args: argparse.Namespace) -> int:
         "can be read with the datasets library (pip install \"judgebox[hub]\") when there is network"
 
     def how(m) -> str:
-        return f"the hub's {m.hub} {reader}; or {m.source[:1].lower()}{m.source[1:]}" if m.hub else m.source
+        source = m.how_to_get
+        return f"the hub's {m.hub} {reader}; or {source[:1].lower()}{source[1:]}" if m.hub else source
 
     def samples(m) -> str:
         return "gold" if m.has_gold else ", ".join(f"column:{c}" for c in m.sample_columns) or "-"

@@ -120,17 +120,23 @@ def load_dataset(name_or_path: str, format: Optional[str] = None) -> tuple[list[
         if not format:
             raise ValueError(f"{path}: pass --format, one of: {', '.join(FORMATS)}")
         return load_problems(path, format), None
-    manifest = get_manifest(name_or_path)
+    try:
+        manifest = get_manifest(name_or_path)
+    except KeyError:
+        if format:  # --format reads a file: a mistyped path without a folder or an ending (``rowz``)
+            raise FileNotFoundError(f"{name_or_path}: no such file; give a data file path (--format {format} "
+                                    "reads one) or a dataset name (`judgebox datasets` lists them)") from None
+        raise
     found = manifest.locate()
     if found is None and manifest.hub is None:
         raise FileNotFoundError(f"dataset {manifest.name!r} not found locally (looked for "
-                                f"{', '.join(manifest.files)}). {manifest.source}")
+                                f"{', '.join(manifest.files)}). {manifest.how_to_get}")
     if found is None:
         try:
             rows = hub_rows(manifest.hub)
         except HubUnavailable as exc:
             raise FileNotFoundError(f"dataset {manifest.name!r} not found locally (looked for "
-                                    f"{', '.join(manifest.files)}), and {exc}. {manifest.source}") from None
+                                    f"{', '.join(manifest.files)}), and {exc}. {manifest.how_to_get}") from None
         problems = convert_rows(rows, format or manifest.format, f"hub dataset {manifest.hub}", manifest.name,
                                 **manifest.spec_overrides())
     else:

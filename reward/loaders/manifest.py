@@ -76,6 +76,14 @@ class Manifest(BaseModel):
                   "prelude": PRELUDES[self.prelude] if self.prelude else None}
         return {k: v for k, v in fields.items() if v is not None}
 
+    @property
+    def how_to_get(self) -> str:
+        """``source`` with ``$JUDGEBOX_DATA_DIR`` spelt as the folder it means here: the variable's first
+        folder when it is set, else ``./data`` (searched by default): a hint followed literally with
+        the variable unset copied the data to ``/sandboxfusion-samples/``, which is never searched."""
+        first = next((p for p in os.environ.get("JUDGEBOX_DATA_DIR", "").split(os.pathsep) if p), None)
+        return self.source.replace("$JUDGEBOX_DATA_DIR", first or "./data")
+
     def locate(self) -> Optional[Path]:
         """The first existing file of ``files``, or ``None`` when none is found locally."""
         for entry in self.files:
@@ -123,15 +131,16 @@ def get_manifest(name: str) -> Manifest:
     """The manifest called ``name``.
 
     Raises:
-        FileNotFoundError: ``name`` is a path (it names a folder or ends like a data file) and no
-            such file exists: ``./rowz.jsonl: no such file``.
+        FileNotFoundError: ``name`` is a path (it names a folder or has a file ending, such as a
+            misspelt ``rows.jsn``: no dataset name has one) and no such file exists:
+            ``./rowz.jsonl: no such file``.
         KeyError: no dataset is called ``name``; the message names the closest names (``did you mean
             'humaneval'?``) and lists the known ones.
     """
     path = manifests_dir() / f"{name}.yaml"
     if path.is_file():
         return read_manifest(path)
-    if "/" in name or os.sep in name or name.lower().endswith(_DATA_SUFFIXES):
+    if "/" in name or os.sep in name or name.lower().endswith(_DATA_SUFFIXES) or Path(name).suffix:
         what = "a folder, not a data file" if Path(name).is_dir() else "no such file"
         raise FileNotFoundError(f"{name}: {what}; give a data file path (with --format) or a dataset name "
                                 "(`judgebox datasets` lists them)")

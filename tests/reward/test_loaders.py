@@ -94,7 +94,7 @@ def test_unknown_and_missing_datasets_say_what_to_do(tmp_path):
     # issue 39, item 6: a misspelt name gets "did you mean"; a mistyped path is "no such file"
     with pytest.raises(KeyError, match=r"unknown dataset 'humanevl'; did you mean 'humaneval'"):
         load_dataset("humanevl")
-    for path in ("./rowz.jsonl", "data/rows.jsonl", "rows.parquet"):
+    for path in ("./rowz.jsonl", "data/rows.jsonl", "rows.parquet", "rows.jsn", "rowz"):  # the last two: with --format
         with pytest.raises(FileNotFoundError, match=rf"^{re.escape(path)}: no such file; give a data file path"):
             load_dataset(path, "mbpp")
     with pytest.raises(FileNotFoundError, match="a folder, not a data file"):
@@ -484,3 +484,12 @@ def test_the_multipl_e_hint_followed_literally_finds_the_rows(tmp_path, monkeypa
     shutil.copytree(samples, data / "sandboxfusion-samples")  # "copy ... samples/ as .../sandboxfusion-samples/"
     problems, _ = load_dataset(f"multipl-e-{lang}")
     assert [p.task_id for p in problems] == [json.loads(line)["task_id"] for line in rows.read_text().splitlines()]
+
+
+def test_a_hint_names_the_folder_it_means(monkeypatch):
+    """A new user followed ``copy ... as $JUDGEBOX_DATA_DIR/sandboxfusion-samples/`` with the variable
+    unset: the files went to ``/sandboxfusion-samples/``, never searched. The hint names the folder."""
+    monkeypatch.delenv("JUDGEBOX_DATA_DIR", raising=False)
+    assert get_manifest("sandboxfusion-mbpp").how_to_get.endswith(" as ./data/sandboxfusion-samples/.")
+    monkeypatch.setenv("JUDGEBOX_DATA_DIR", "/srv/a:/srv/b")
+    assert get_manifest("sandboxfusion-mbpp").how_to_get.endswith(" as /srv/a/sandboxfusion-samples/.")
