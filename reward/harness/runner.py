@@ -277,7 +277,11 @@ def _tools(nonce, out=1):
         write_line(text)
         exit_(0 if status == "ok" else 1)
 
+    ended = _Ended
+
     def error_text(exc):
+        if isinstance(exc, ended):  # its text is the solution's own error ("SystemExit: 0"), not ours to name
+            return str(exc)[-2000:]
         return "".join(fmt(type(exc), exc)).strip()[-2000:]
 
     return report, error_text, write_json, clock, cpu, waited
@@ -894,7 +898,10 @@ class _Solution:
                 raise _Ended(out.get("error", ""))
             if not (isinstance(exc, type) and issubclass(exc, Exception)):
                 exc = RuntimeError
-            raise exc("%s (raised in the solution's process)" % out.get("error", ""))
+            text = str(out.get("error", ""))
+            if exc.__name__ == out["raise"]:  # "ValueError: 3" raised as a ValueError here: say the name once
+                text = text[len(out["raise"]):].lstrip(":").lstrip() if text.startswith(out["raise"]) else text
+            raise exc("%s (raised in the solution's process)" % text if text else "(raised in the solution's process)")
         if "value" not in out:
             raise RuntimeError("the solution's process answered out of protocol")
         return decode(out["value"])

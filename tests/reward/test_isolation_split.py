@@ -125,3 +125,17 @@ def test_in_process_runner_cannot_be_patched_through_its_module(attack):
     code = attack + "class L:\n    def __eq__(s, o): return True\ndef f(): return L()\n"
     j = judge(spec, code)
     assert j.verdict == Verdict.wrong_answer and j.tests[0].harness_isolation == "in-process"
+
+
+def test_an_error_of_the_solution_is_named_once():
+    """A new user's finding: ``raise ValueError(a)`` was reported ``ValueError: ValueError: 3 (raised in
+    the solution's process)`` and ``sys.exit(0)`` as ``_Ended: SystemExit: 0`` (a class of the runner)."""
+    spec = TestSpec(kind="harness", entry_point="f", prompt="def f(a):\n",
+                    harness="def check(f):\n    assert f(1) == 2\n")
+    assert harness_isolation(spec) == "process"
+    for body, message in [("raise ValueError(a)", "ValueError: 1 (raised in the solution's process)"),
+                          ("return a // 0", "ZeroDivisionError: integer division or modulo by zero (raised in the "
+                                            "solution's process)"),
+                          ("import sys; sys.exit(0)", "SystemExit: 0")]:
+        j = judge(spec, f"def f(a):\n    {body}\n")
+        assert (j.verdict, j.message) == (Verdict.runtime_error, message), j.message
