@@ -513,6 +513,16 @@ class _Judging:
 _STARVED_COMPILE_CPU_SHARE = 0.5
 
 
+def _first_errors(text: str) -> str:
+    """A compiler's output cut to :data:`_HEAD` characters from its start: the first error is the cause
+    (its tail held follow-on errors only, starting mid-line)."""
+    if len(text) <= _HEAD:
+        return text
+    cut = text.rfind("\n", 0, _HEAD)
+    head = text[:cut if cut > 0 else _HEAD]
+    return f"{head}\n[judgebox: {len(text) - len(head)} more characters of compiler output]"
+
+
 def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[tuple[Verdict, str]]:
     """``None`` when the compile succeeded (or there was none), else ``(verdict of every test,
     message)``: ``infra_error`` for a sandbox error or a compile stopped at its limit while starved
@@ -520,7 +530,7 @@ def _compile_verdict(result: Optional[CommandRunResult]) -> Optional[tuple[Verdi
     the message is the compiler's stderr, or says the host starved the compile."""
     if result is None:
         return None
-    stderr = (result.stderr or "")[-_HEAD:]
+    stderr = _first_errors(result.stderr or "")
     if result.status == CommandRunStatus.Error:
         return Verdict.infra_error, stderr
     if result.status == CommandRunStatus.TimeLimitExceeded:

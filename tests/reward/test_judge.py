@@ -2,6 +2,7 @@
 
 import concurrent.futures
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -342,3 +343,13 @@ def test_stdlib_types_with_python_eq_still_compare_honestly():
     """Fraction's __eq__ is Python code from the stdlib: trusted, so a correct Fraction result passes."""
     spec = TestSpec(kind="assert", asserts=["assert half() == 0.5"])
     assert judge(spec, "from fractions import Fraction\ndef half():\n    return Fraction(1, 2)").passed
+
+
+def test_a_long_compile_error_keeps_the_first_error():
+    """A new user's finding: the message of a compile error was its last 2,000 characters, starting
+    mid-line with follow-on errors; the first error (the cause) is kept now, and the cut is said."""
+    code = "int main() { undefined_a(); }\n" + "".join(f"void g{i}() {{ undefined_{i}(); }}\n" for i in range(100))
+    j = judge(TestSpec(kind="stdio", language="cpp", stdio=[{"stdin": "", "expected": ""}]), code)
+    assert j.verdict == Verdict.compile_error
+    assert "error: ‘undefined_a’ was not declared in this scope" in j.message.split("\n")[1], j.message[:300]
+    assert re.search(r"\n\[judgebox: [0-9]+ more characters of compiler output\]$", j.message), j.message[-200:]
