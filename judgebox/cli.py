@@ -617,7 +617,7 @@ def _rollout(args: argparse.Namespace) -> int:
     summary, code = _resumable(run(), "trajectories", out)
     if summary is None:
         return code
-    print_table(summary)
+    print_table(summary, command="rollout")
     print(f"stop reasons: {summary.stop_reasons}; tool calls per trajectory: "
           f"{summary.tool_calls_per_trajectory:.2f}; parse errors: {summary.parse_errors}; "
           f"tool errors: {summary.tool_errors}; tool timeouts: {summary.tool_timeouts}")

@@ -143,13 +143,14 @@ def tamper_summary(results: Iterable[dict]) -> TamperSummary:
     return out
 
 
-def print_table(summary: EvalSummary, console=None) -> None:
-    """Print the summary as tables on the terminal (rich): pass@k, then verdict counts."""
+def print_table(summary: EvalSummary, console=None, command: str = "eval") -> None:
+    """Print the summary as tables on the terminal (rich): pass@k, then verdict counts. ``command``
+    names the table (``judgebox eval: humaneval``, ``judgebox rollout: mbpp``)."""
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
-    head = Table(title=f"judgebox eval: {summary.dataset}", show_header=True)
+    head = Table(title=f"judgebox {command}: {summary.dataset}", show_header=True)
     head.add_column("metric")
     head.add_column("value", justify="right")
     head.add_row("problems scored / total", f"{summary.n_problems_scored} / {summary.n_problems}")
@@ -157,7 +158,9 @@ def print_table(summary: EvalSummary, console=None) -> None:
     if summary.min_n is not None:
         head.add_row("samples per problem (min / max n)", f"{summary.min_n} / {summary.max_n}")
     for name, value in summary.pass_at_k.items():
-        head.add_row(f"{name} (whole benchmark)" if summary.pass_at_k_attempted else name, f"{value:.4f}")
+        whole = "whole benchmark, incomplete: pending samples count as not passed" if summary.n_samples_pending \
+            else "whole benchmark"
+        head.add_row(f"{name} ({whole})" if summary.pass_at_k_attempted else name, f"{value:.4f}")
     attempted = summary.n_problems - summary.n_problems_unattempted
     for name, value in summary.pass_at_k_attempted.items():
         head.add_row(f"{name} (attempted subset: {attempted} of {summary.n_problems} problems)", f"{value:.4f}")
@@ -166,7 +169,8 @@ def print_table(summary: EvalSummary, console=None) -> None:
     for verdict, count in summary.excluded.items():
         head.add_row(f"excluded ({verdict})", str(count))
     if summary.n_problems_unattempted:
-        head.add_row("problems without samples", str(summary.n_problems_unattempted))
+        head.add_row("problems without a result yet" if summary.n_samples_pending else "problems without samples",
+                     str(summary.n_problems_unattempted))
     if summary.n_samples_pending:
         head.add_row("samples still pending", str(summary.n_samples_pending))
     tamper = summary.tamper

@@ -28,3 +28,24 @@ def test_bug_062_partial_samples_file_is_refused_then_scored_over_the_whole_benc
     assert round(summary["pass_at_k"]["pass@1"], 4) == 0.6667
     assert summary["pass_at_k_attempted"] == {"pass@1": 1.0} and summary["n_problems_unattempted"] == 1
     assert "attempted subset: 2 of 3 problems" in done.stdout and "whole benchmark" in done.stdout
+
+
+def test_an_interrupted_run_says_its_figures_are_incomplete():
+    """A new user's finding: an eval stopped by a dead sandbox printed pass@1 '(whole benchmark)' and
+    'problems without samples 142' for problems whose samples were only pending. The table says the run
+    is incomplete and those problems have no result yet; a rollout's table is titled rollout."""
+    from rich.console import Console
+
+    from judgebox.reward.report import print_table, summarize
+
+    rows = [{"task_id": "a", "verdict": "accepted"}, {"task_id": "b", "verdict": "infra_error"}]
+    summary = summarize("d", ["a", "b", "c"], rows, [1], n_pending=3)
+    console = Console(record=True, width=160)
+    print_table(summary, console, command="rollout")
+    text = console.export_text()
+    assert "judgebox rollout: d" in text and "problems without a result yet" in text
+    assert "pass@1 (whole benchmark, incomplete: pending samples count as not passed)" in text
+    console = Console(record=True, width=160)
+    print_table(summarize("d", ["a", "b", "c"], rows, [1]), console)
+    text = console.export_text()
+    assert "judgebox eval: d" in text and "problems without samples" in text and "incomplete" not in text
