@@ -78,8 +78,16 @@ def field_errors(errors: Any) -> str:
     422 items, the embedded sandbox's and the client's."""
     if not isinstance(errors, list):
         return str(errors)
-    return "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())) or 'body'}: {e.get('msg')}"
+    return "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())) or 'body'}: {error_message(e)}"
                      if isinstance(e, dict) else str(e) for e in errors)
+
+
+def error_message(error: dict) -> str:
+    """One error's words; an unknown key of a ``/run_tests`` case says what a case holds."""
+    if error.get("type") == "extra_forbidden" and "cases" in error.get("loc", ()):
+        return ("not a field of a case (a case has stdin, files and fetch_files; /run_tests compares no "
+                "output: judge the run results, e.g. with judgebox.reward.judge)")
+    return str(error.get("msg"))
 
 
 def validation_detail(exc: ValidationError) -> str:

@@ -352,9 +352,11 @@ def _clash(files: set[str], language: str, source: str, outputs: tuple[str, ...]
 
 
 class TestCaseInput(BaseModel):
-    """One case of a ``/run_tests`` batch: its stdin, and optional extra files for that case."""
+    """One case of a ``/run_tests`` batch: its stdin, and optional extra files for that case. An unknown
+    key is an error (HTTP 422): ``/run_tests`` compares nothing, so ``expected_output`` silently ignored
+    read as a passed test."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
     stdin: Optional[Text] = None
     files: dict[str, Optional[str]] = Field(default_factory=dict)
     fetch_files: list[str] = Field(

@@ -32,7 +32,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel
 
-from judgebox.sandbox.batch import check_batch_bytes, item_error, parse_batch
+from judgebox.sandbox.batch import check_batch_bytes, error_message, item_error, parse_batch
 from judgebox.sandbox.cancel import Cancel
 from judgebox.sandbox.config import SandboxSettings
 from judgebox.sandbox.errors import Overloaded, SandboxRequestError
@@ -101,7 +101,8 @@ def create_app(settings: Optional[SandboxSettings] = None) -> FastAPI:
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
         # FastAPI's own handler echoes the input, and a NaN/Infinity input cannot be rendered as
         # JSON (it answered 500): render non-finite numbers as text so the 422 names the field.
-        return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(exc.errors()))})
+        errors = [{**e, "msg": error_message(e)} if isinstance(e, dict) else e for e in exc.errors()]
+        return JSONResponse(status_code=422, content={"detail": _json_safe(jsonable_encoder(errors))})
 
     async def execute_all(calls: list[tuple[Callable[[Any, Cancel], Any], Any, str]],
                           http: Request, budget: Optional[BatchBudget] = None) -> Optional[list[Any]]:

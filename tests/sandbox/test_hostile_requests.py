@@ -10,6 +10,7 @@ FIFO, a link or sparse files before the server writes a case's files or takes th
 from __future__ import annotations
 
 import base64
+import re
 import shutil
 import subprocess
 import uuid
@@ -17,7 +18,7 @@ import uuid
 import httpx
 import pytest
 
-from tests.conftest import FACES
+from tests.conftest import FACES, HTTP_TIMEOUT
 
 PROCESSOR = r'''
 import javax.annotation.processing.*; import javax.lang.model.SourceVersion;
@@ -121,3 +122,21 @@ def _json_with_surrogates(body: dict) -> bytes:
     import json
 
     return json.dumps(body, ensure_ascii=True).encode()
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_an_unknown_key_of_a_case_is_422_not_a_passed_run(face, request, local_sandbox):
+    """A new user's finding: ``{"stdin": "1", "expected_output": "999"}`` was answered ``Success``
+    (the key ignored: /run_tests compares nothing) and ``{"input": "1"}`` ran with no stdin."""
+    from judgebox.sandbox.errors import SandboxRequestError
+
+    body = {"code": "print(input())", "language": "python", "cases": [{"stdin": "1\n", "expected_output": "999\n"}]}
+    says = "not a field of a case (a case has stdin, files and fetch_files"
+    if face == "embedded":
+        with pytest.raises(SandboxRequestError, match=re.escape(f"cases.0.expected_output: {says}")):
+            local_sandbox.run_tests(body)
+    else:
+        r = httpx.post(f"{request.getfixturevalue('live_server')}/run_tests", json=body, timeout=HTTP_TIMEOUT)
+        assert r.status_code == 422, r.text
+        [error] = r.json()["detail"]
+        assert error["loc"] == ["body", "cases", 0, "expected_output"] and error["msg"].startswith(says), error
