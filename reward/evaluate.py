@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Optional
 from pydantic import BaseModel
 
 from judgebox.reward.judge import ON_TAMPER, ajudge
-from judgebox.reward.loaders import Problem, read_rows
+from judgebox.reward.loaders import Problem, read_numbered_rows
 from judgebox.reward.report import EvalSummary, summarize
 from judgebox.reward.results import JsonlAppender, compact, read_results
 from judgebox.reward.spec import TestSpec
@@ -65,18 +65,21 @@ def read_samples(path: Path, problems: list[Problem]) -> list[Sample]:
     """Samples from a jsonl/json/parquet file of ``task_id`` + ``completion`` (or ``solution``) rows.
 
     Raises:
-        ValueError: a row lacks ``task_id`` or a completion, or names a task that is not in the
-            dataset (the message gives the row and the id).
+        ValueError: the file has no rows, or a row lacks ``task_id`` or a completion, or names a task
+            that is not in the dataset (the message gives ``file:LINE`` and the id).
     """
     known = {p.task_id for p in problems}
     pairs = []
-    for i, row in enumerate(read_rows(path)):
+    rows = read_numbered_rows(path)
+    if not rows:
+        raise ValueError(f"{path}: the samples file is empty (no rows); give the file the samples were written to")
+    for place, row in rows:
         completion = row.get("completion", row.get("solution"))
         if "task_id" not in row or not isinstance(completion, str):
-            raise ValueError(f"{path}: row {i} needs 'task_id' and a 'completion' (or 'solution') string")
+            raise ValueError(f"{place}: a sample needs 'task_id' and a 'completion' (or 'solution') string")
         task_id = str(row["task_id"])
         if task_id not in known:
-            raise ValueError(f"{path}: row {i} has task_id {task_id!r}, which is not in the dataset")
+            raise ValueError(f"{place}: task_id {task_id!r} is not in the dataset")
         pairs.append((task_id, completion))
     return number_samples(pairs)
 

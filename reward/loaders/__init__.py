@@ -34,7 +34,7 @@ from . import (
 from .hub import HubUnavailable, hub_rows
 from .manifest import Manifest, get_manifest, list_manifests
 from .problem import Problem
-from .rows import read_rows
+from .rows import read_numbered_rows, read_rows
 
 #: format name -> row converter.
 FORMATS: dict[str, Callable[[dict[str, Any], int, str], Problem]] = {
@@ -58,7 +58,7 @@ FORMATS: dict[str, Callable[[dict[str, Any], int, str], Problem]] = {
 }
 
 __all__ = ["FORMATS", "Manifest", "Problem", "convert_rows", "get_manifest", "list_manifests", "load_dataset",
-           "load_problems", "read_rows"]
+           "load_problems", "read_numbered_rows", "read_rows"]
 
 
 def load_problems(path: Union[str, Path], format: str, *, data_source: Optional[str] = None,
@@ -78,20 +78,24 @@ def load_problems(path: Union[str, Path], format: str, *, data_source: Optional[
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; use one of: {', '.join(FORMATS)}")
-    return convert_rows(read_rows(path), format, str(path), data_source or Path(path).name.split(".")[0],
+    numbered = read_numbered_rows(path)
+    return convert_rows([row for _, row in numbered], format, str(path), data_source or Path(path).name.split(".")[0],
+                        places=[place for place, _ in numbered],
                         **spec_overrides)
 
 
 def convert_rows(rows: list[dict[str, Any]], format: str, where: str, source: str,
-                 **spec_overrides: Any) -> list[Problem]:
-    """:func:`load_problems` for rows already read (``where``: the file or hub dataset, named in errors)."""
+                 places: Optional[list[str]] = None, **spec_overrides: Any) -> list[Problem]:
+    """:func:`load_problems` for rows already read (``where``: the file or hub dataset; ``places``: each
+    row's place as errors name it, ``file:LINE``; default ``where: row N``, 1-based)."""
     convert = FORMATS[format]
     problems = []
     for index, row in enumerate(rows):
         try:
             problem = convert(row, index, source)
         except KeyError as exc:
-            raise ValueError(f"{where}: row {index} has no field {exc} required by format {format!r}") from None
+            place = places[index] if places else f"{where}: row {index + 1}"
+            raise ValueError(f"{place}: format {format!r} needs the field {exc}") from None
         if problem.spec is not None and spec_overrides:
             problem.spec = problem.spec.model_copy(update=spec_overrides)
             problem.language = problem.spec.language

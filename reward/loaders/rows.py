@@ -11,13 +11,20 @@ from typing import Any, Union
 
 
 def read_rows(path: Union[str, Path]) -> list[dict[str, Any]]:
-    """All rows of a dataset file, in file order.
+    """All rows of a dataset file, in file order (:func:`read_numbered_rows` without the places)."""
+    return [row for _, row in read_numbered_rows(path)]
+
+
+def read_numbered_rows(path: Union[str, Path]) -> list[tuple[str, dict[str, Any]]]:
+    """All rows of a dataset file, in file order, each with where it is, as errors name it:
+    ``file:LINE`` in a JSON Lines file (1-based, blank lines counted), ``file: row N`` (1-based)
+    otherwise.
 
     Args:
         path: ``*.jsonl``, ``*.json`` or ``*.parquet``, optionally with a ``.gz`` suffix.
 
     Returns:
-        one dict per row (Parquet nested columns become dicts/lists).
+        ``(place, row)`` per row (Parquet nested columns become dicts/lists).
 
     Raises:
         FileNotFoundError: no such file.
@@ -34,14 +41,14 @@ def read_rows(path: Union[str, Path]) -> list[dict[str, Any]]:
     if kind == ".parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(io.BytesIO(data)).to_pylist()
+        return _numbered(path, pq.read_table(io.BytesIO(data)).to_pylist())
     text = data.decode("utf-8")
     if kind == ".json":
         loaded = json.loads(text)
         rows = loaded.get("data", loaded) if isinstance(loaded, dict) else loaded
         if not isinstance(rows, list):
             raise ValueError(f"{path}: expected a JSON list of rows or {{'data': [...]}}")
-        return rows
+        return _numbered(path, rows)
     if kind != ".jsonl":
         raise ValueError(f"{path}: unknown file type {kind or '(none)'}; use .jsonl, .json or .parquet"
                          " (optionally .gz)")
@@ -55,5 +62,9 @@ def read_rows(path: Union[str, Path]) -> list[dict[str, Any]]:
             raise ValueError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
         if not isinstance(row, dict):
             raise ValueError(f"{path}:{lineno}: expected a JSON object per line")
-        rows.append(row)
+        rows.append((f"{path}:{lineno}", row))
     return rows
+
+
+def _numbered(path: Path, rows: list) -> list[tuple[str, Any]]:
+    return [(f"{path}: row {i}", row) for i, row in enumerate(rows, 1)]

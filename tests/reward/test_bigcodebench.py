@@ -71,7 +71,7 @@ def test_unreadable_libs_make_the_row_test_data_error_not_a_verdict(tmp_path):
 def test_a_malformed_row_is_an_error_naming_file_row_and_field(tmp_path, fmt, field):
     path = tmp_path / "bcb.jsonl"
     path.write_text(json.dumps(ROWS[0]) + "\n" + json.dumps({k: v for k, v in ROWS[1].items() if k != field}) + "\n")
-    with pytest.raises(ValueError, match=rf"bcb.jsonl: row 1 has no field '{field}' required by format '{fmt}'"):
+    with pytest.raises(ValueError, match=rf"bcb.jsonl:2: format '{fmt}' needs the field '{field}'"):
         load_problems(path, fmt)
 
 

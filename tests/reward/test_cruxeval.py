@@ -63,7 +63,7 @@ def test_rows_become_two_tasks_with_their_gold_answers():
 def test_a_malformed_row_is_an_error_naming_file_row_and_field(tmp_path, fmt, field):
     path = tmp_path / "crux.jsonl"
     path.write_text(json.dumps(CRUXEVAL[0]) + "\n" + json.dumps({k: v for k, v in CRUXEVAL[1].items() if k != field}) + "\n")
-    with pytest.raises(ValueError, match=rf"crux.jsonl: row 1 has no field '{field}' required by format '{fmt}'"):
+    with pytest.raises(ValueError, match=rf"crux.jsonl:2: format '{fmt}' needs the field '{field}'"):
         load_problems(path, fmt)
 
 

@@ -11,6 +11,7 @@ import contextlib
 import http.server
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -288,7 +289,7 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     assert proc.returncode == 1 and "no problem of this dataset has it" in proc.stderr
     samples = write_samples(tmp_path / "s.jsonl", [("HumanEval/9999", "pass")])
     proc = judgebox("eval", "humaneval", "--samples", str(samples), cwd=tmp_path, check=False)
-    assert proc.returncode == 1 and "'HumanEval/9999', which is not in the dataset" in proc.stderr
+    assert proc.returncode == 1 and "task_id 'HumanEval/9999' is not in the dataset" in proc.stderr
     proc = judgebox("eval", "humaneval", "--samples", "gold", "--concurrency", "0", cwd=tmp_path, check=False)
     assert proc.returncode == 1 and "--concurrency must be >= 1" in proc.stderr
 
@@ -350,3 +351,21 @@ def test_embedded_eval_runs_as_many_programs_at_once_as_it_judges_samples(monkey
     assert _embedded(["http://127.0.0.1:9"], 5) is None
     monkeypatch.setenv("JUDGEBOX_MAX_CONCURRENCY", "3")
     assert _embedded([], 5) is None
+
+
+def test_samples_file_errors_name_the_line_and_an_empty_file_is_said(tmp_path):
+    """New user's findings: a broken line said ``x.jsonl:2`` (1-based line) but a bad task id
+    ``row 2`` (0-based row, blank lines skipped), and an empty samples file was 'problems have no
+    sample ... pass --allow-partial', whose advice scored nothing."""
+    from judgebox.reward.evaluate import read_samples
+    from judgebox.reward.loaders import load_dataset
+
+    problems, _ = load_dataset("humaneval")
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"task_id": "HumanEval/0", "completion": ""}) + "\n\n"
+                    + json.dumps({"task_id": "HumanEval/9999", "completion": ""}) + "\n")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}:3: task_id 'HumanEval/9999' is not in the dataset$"):
+        read_samples(path, problems)
+    path.write_text("\n")
+    with pytest.raises(ValueError, match="the samples file is empty"):
+        read_samples(path, problems)

@@ -243,18 +243,18 @@ def _row(**changes):
 
 
 @pytest.mark.parametrize("changes,message", [
-    ({"plus_input": None}, "row 0 has no field 'plus_input' required by format 'humaneval-plus'"),
-    ({"canonical_solution": None}, "row 0 has no field 'canonical_solution'"),
-    ({"atol": "0.001"}, r"row 0 has no field 'atol' \(a number >= 0, got '0.001'\)"),
-    ({"atol": -1}, r"row 0 has no field 'atol' \(a number >= 0, got -1\)"),
-    ({"base_input": [1, 2]}, r"row 0 has no field 'base_input' \(a list of argument lists; item 0 is a int\)"),
-    ({"plus_input": "[[1]]"}, r"row 0 has no field 'plus_input' \(a list of argument lists, got str\)"),
-    ({"entry_point": "running max"}, r"row 0 has no field 'entry_point' \(a function name, got 'running max'\)"),
-    ({"prompt": 7}, r"row 0 has no field 'prompt' \(text, got int\)"),
+    ({"plus_input": None}, "format 'humaneval-plus' needs the field 'plus_input'"),
+    ({"canonical_solution": None}, "format 'humaneval-plus' needs the field 'canonical_solution'"),
+    ({"atol": "0.001"}, r"format 'humaneval-plus' needs the field 'atol' \(a number >= 0, got '0.001'\)"),
+    ({"atol": -1}, r"format 'humaneval-plus' needs the field 'atol' \(a number >= 0, got -1\)"),
+    ({"base_input": [1, 2]}, r"format 'humaneval-plus' needs the field 'base_input' \(a list of argument lists; item 0 is a int\)"),
+    ({"plus_input": "[[1]]"}, r"format 'humaneval-plus' needs the field 'plus_input' \(a list of argument lists, got str\)"),
+    ({"entry_point": "running max"}, r"format 'humaneval-plus' needs the field 'entry_point' \(a function name, got 'running max'\)"),
+    ({"prompt": 7}, r"format 'humaneval-plus' needs the field 'prompt' \(text, got int\)"),
 ])
 def test_a_malformed_row_names_the_file_the_row_and_the_field_before_anything_runs(tmp_path, evalplus_cache, changes, message):
     path = write_jsonl(tmp_path / "HumanEvalPlus.jsonl", [_row(**changes), rows_evalplus.HUMANEVAL_PLUS[0]])
-    with pytest.raises(ValueError, match=f"HumanEvalPlus.jsonl: {message}"):
+    with pytest.raises(ValueError, match=f"HumanEvalPlus.jsonl:1: {message}"):
         load_problems(path, "humaneval-plus")
     assert not evalplus_cache.exists()  # refused before any reference ran
 
@@ -262,13 +262,13 @@ def test_a_malformed_row_names_the_file_the_row_and_the_field_before_anything_ru
 def test_rows_of_another_benchmark_are_refused_by_name(tmp_path):
     human_eval = {"task_id": "HumanEval/0", "prompt": "def f():\n", "canonical_solution": "    return 1\n",
                   "test": "def check(c):\n    assert c() == 1\n", "entry_point": "f"}
-    with pytest.raises(ValueError, match="row 0 has no field 'atol' required by format 'mbpp-plus'"):
+    with pytest.raises(ValueError, match="format 'humaneval-plus' needs the field 'atol' required by format 'mbpp-plus'"):
         load_problems(write_jsonl(tmp_path / "rows.jsonl", [human_eval]), "mbpp-plus")
 
 
 def test_mbpp_plus_inputs_of_the_wrong_shape_are_named(tmp_path):
     row = dict(rows_evalplus.MBPP_PLUS[0], task_id="Mbpp/124", base_input=[["x", "not complex"]])
-    with pytest.raises(ValueError, match=r"row 0 has no field 'base_input' \(MBPP\+ task 124 takes inputs"):
+    with pytest.raises(ValueError, match=r"format 'humaneval-plus' needs the field 'base_input' \(MBPP\+ task 124 takes inputs"):
         load_problems(write_jsonl(tmp_path / "MbppPlus.jsonl", [row]), "mbpp-plus")
 
 

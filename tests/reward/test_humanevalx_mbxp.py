@@ -157,7 +157,7 @@ def test_a_malformed_row_is_an_error_naming_file_row_and_field(tmp_path, fmt, ro
     path = tmp_path / "broken.jsonl"
     good = rows.HUMANEVAL_X["java"][0] if fmt == "humaneval-x" else rows.mbxp_rows("java")[0]
     path.write_text(json.dumps(good) + "\n" + json.dumps(row) + "\n")
-    with pytest.raises(ValueError, match=rf"broken.jsonl: row 1 has no field '{field}' required by format '{fmt}'"):
+    with pytest.raises(ValueError, match=rf"broken.jsonl:2: format '{fmt}' needs the field '{field}'"):
         load_problems(path, fmt)
 
 
