@@ -116,8 +116,12 @@ def _serve(args: argparse.Namespace) -> int:
                                      concurrency=settings.max_concurrency))
     # loop/http "auto": uvloop and httptools where installed (they are dependencies), else asyncio/h11;
     # no access log below "info" (it would be formatted per request and then dropped)
+    print(f"judgebox serve: http://{args.host}:{args.port} ({settings.isolation} isolation, "
+          f"{settings.max_concurrency} programs at once; --log-level info logs each request; Ctrl-C stops it)",
+          file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
                 loop="auto", http="auto", access_log=args.log_level in ("trace", "debug", "info"))
+    print("judgebox serve: stopped", file=sys.stderr, flush=True)
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import socket
 import time
 
@@ -116,3 +117,17 @@ def test_server_runs_on_uvloop_and_httptools_where_installed(live_server_process
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"{module} is not installed in this interpreter")
         assert f"/{module}/" in maps, f"{module} is installed but the server did not load it"
+
+
+def test_serve_says_where_it_listens_and_that_it_stopped():
+    """A new user's finding: ``judgebox serve`` printed nothing, neither its address nor its end."""
+    from tests.conftest import start_live_server
+
+    server = start_live_server()
+    try:
+        assert f"judgebox serve: {server.url} (full isolation, " in server.log(), server.log()
+        server.process.send_signal(signal.SIGINT)
+        server.process.wait(60)
+        assert "judgebox serve: stopped" in server.log(), server.log()
+    finally:
+        server.stop()
