@@ -19,6 +19,8 @@ the summary is the model's offline pass@k.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -80,6 +82,9 @@ class Rollout:
         dataset: the name in the summary.
         give_up_after: trajectories in a row ending ``infra_error`` that stop the run (``None``:
             ``max(GIVE_UP_AFTER, 4 * concurrency)``, as ``judgebox eval``).
+        settings: what generated the trajectories (model, sampling parameters, tools, loop config,
+            system message: any JSON data): each record keeps its hash as ``rollout_settings``, and a
+            file written with other settings is not resumed (:meth:`plan` raises).
 
     Raises:
         ValueError: ``n < 1`` or ``concurrency < 1``.
@@ -88,7 +93,7 @@ class Rollout:
     def __init__(self, problems: list[Problem], loop: ToolAgentLoop, out_path: Path, *, n: int = 1,
                  sampling_params: Optional[dict] = None, evaluation: Optional[Evaluation] = None,
                  concurrency: int = 64, system: Optional[str] = None, dataset: str = "dataset",
-                 give_up_after: Optional[int] = None) -> None:
+                 give_up_after: Optional[int] = None, settings: Any = None) -> None:
         if n < 1 or concurrency < 1:
             raise ValueError(f"--n and --concurrency must be >= 1; got {n} and {concurrency}")
         self.problems = [p for p in problems if p.spec is not None]
@@ -106,6 +111,9 @@ class Rollout:
         self.duplicates_dropped = 0
         #: why the run stopped early (``""``: it did not); see :meth:`run`
         self.gave_up = ""
+        #: the hash of ``settings`` each record keeps (``None``: none given, nothing checked)
+        self.settings_id = None if settings is None else hashlib.sha256(
+            json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def check_prompts(self) -> None:
         """Render every problem's prompt with the loop's chat template before any trajectory runs.
@@ -132,9 +140,19 @@ class Rollout:
         return [(p.task_id, i) for p in self.problems for i in range(self.n)]
 
     def plan(self) -> tuple[dict, list[tuple[str, int]]]:
-        """``(records already written, keys to run)``: missing ones and ``infra_error`` ones."""
+        """``(records already written, keys to run)``: missing ones and ``infra_error`` ones.
+
+        Raises:
+            ValueError: the file holds trajectories generated with other settings (a resumed file
+                mixing two models or samplers would be scored as one run).
+        """
         found = read_results(self.out_path)
         done, self.duplicates_dropped = found.records, found.duplicates
+        other = next((r for r in done.values() if r.get("rollout_settings") not in (None, self.settings_id)), None)
+        if other is not None and self.settings_id is not None:
+            raise ValueError(f"{self.out_path}: its trajectories were generated with other settings (the model, "
+                             "--sampling-params, --tools, --config or --system differ); give another --out, or "
+                             "the same settings to resume it")
         pending = [k for k in self.keys() if k not in done or done[k]["verdict"] == Verdict.infra_error.value]
         return done, pending
 
@@ -165,6 +183,8 @@ class Rollout:
         record = out.model_dump(mode="json")
         record.update({k: v for k, v in judged.items() if k not in ("sample_id", "task_id")})
         record.update(task_id=problem.task_id, sample_index=index, sample_id=index)
+        if self.settings_id is not None:
+            record["rollout_settings"] = self.settings_id
         return record
 
     async def run(self, ks: Iterable[int] = (1,), progress: bool = True,

@@ -604,8 +604,11 @@ def _rollout(args: argparse.Namespace) -> int:
             loop = ToolAgentLoop(config, tokenizer, backend, tools=tools)
             evaluation = Evaluation(problems, out, client=client,
                                     retries=args.retries, dataset=name)
+            generated_by = {"model": args.model, "sampling_params": sampling, "system": args.system,
+                            "tools": None if args.tools == "none" else Path(args.tools).read_text(),
+                            "config": config.model_dump(mode="json")}
             rollout = Rollout(problems, loop, out, n=args.n, sampling_params=sampling, evaluation=evaluation,
-                              concurrency=args.concurrency, system=args.system, dataset=name)
+                              concurrency=args.concurrency, system=args.system, dataset=name, settings=generated_by)
             def announce(done: dict, pending: list) -> None:
                 if done:
                     print(f"resuming from {out}: keeping {len(rollout.keys()) - len(pending)} of "

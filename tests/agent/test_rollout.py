@@ -83,10 +83,17 @@ def test_cli_rollout_plain_sampling_is_offline_pass_at_k(tmp_path, tiny_model, c
     assert all(r["num_turns"] == 2 and len(r["response_ids"]) <= 6 for r in records)
     # a finished rollout re-run starts no engine: nothing listens at this URL, yet nothing is aborted
     capsys.readouterr()
+    same = ["--sampling-params", '{"temperature": 1.0, "seed": 0}', "--config", '{"max_tokens_per_turn": 6}']
     again = main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
                   "--backend", "openai", "--base-url", f"http://127.0.0.1:{free_port()}", "--n", "2",
-                  "--tools", "none", "--no-progress", "--out", str(out)])
+                  "--tools", "none", "--no-progress", "--out", str(out), *same])
     assert again == 0 and "keeping 4 of 4 trajectories; running 0" in capsys.readouterr().out
+    # other settings: not a resume of this file (a new user's re-run without them was kept as if it were)
+    with pytest.raises(SystemExit) as other:
+        main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
+              "--backend", "openai", "--base-url", f"http://127.0.0.1:{free_port()}", "--n", "2",
+              "--tools", "none", "--no-progress", "--out", str(out)])
+    assert other.value.code == 1 and "its trajectories were generated with other settings" in capsys.readouterr().err
     # bad config key: a usage error naming it
     with pytest.raises(SystemExit) as exit_:
         main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
