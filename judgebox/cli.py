@@ -2,8 +2,9 @@
 
 Subcommands: ``serve`` (the sandbox HTTP server), ``eval`` (score samples of a dataset, pass@k),
 ``rollout`` (generate scored agent trajectories with a model: tool calls, pass@k), ``ray up/status/down``
-(the sandbox fleet on a Ray cluster), ``datasets`` (list the dataset manifests and what is available locally) and ``data convert`` (write a
-dataset as verl parquet rows).
+(the sandbox fleet on a Ray cluster), ``report`` (an HTML page of a run), ``runtime`` (the libraries
+programs may import), ``datasets`` (list the dataset manifests and what is available locally) and
+``data convert`` (write a dataset as verl parquet rows).
 
 Exit status: 0 done; 1 a usage or input error (one line on stderr naming the argument, the path, the
 reason and the fix), or a sandbox that cannot apply the isolation it promises (see ``--isolation``);
@@ -19,6 +20,28 @@ import signal
 import sys
 from pathlib import Path
 from typing import Optional, Sequence, get_args
+
+#: ``judgebox --help``'s text above the commands (plain text at 80 columns: the module docstring is reST)
+DESCRIPTION = """\
+Run untrusted, model-written code in a sandbox and turn the result into a reward
+or pass@k. `judgebox COMMAND --help` describes each command."""
+#: ``judgebox --help``'s text below the commands
+EXIT_STATUS = """\
+exit status: 0 done; 1 a usage or input error (one line on stderr naming the
+argument, the path, the reason and the fix), or isolation that cannot be
+applied; 2 eval or rollout finished with infrastructure errors (run it again to
+redo those); 128 + the signal number (130 Ctrl-C, 143 SIGTERM) interrupted,
+what was done kept (run the same command to resume)."""
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("judgebox")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
 
 USAGE_ERROR = 1
 """Exit status of a bad argument or input (argparse's own usage errors included)."""
@@ -772,8 +795,10 @@ def _convert(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = Parser(prog="judgebox", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = Parser(prog="judgebox", description=DESCRIPTION, epilog=EXIT_STATUS,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"judgebox {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = sub.add_parser("serve", help="run the SandboxFusion-compatible HTTP server (+ OpenRLHF's /get_reward)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0: "
                        "every interface)")

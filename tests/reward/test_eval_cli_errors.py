@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -230,3 +231,19 @@ def test_after_an_interrupt_another_ctrl_c_is_a_note_not_a_traceback(capsys):
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
+
+
+def test_the_top_help_is_plain_text_at_80_columns_naming_every_command_and_a_version(monkeypatch):
+    """A new user's finding: ``judgebox --help`` printed the module's reST (````serve````), lines of ~140
+    columns, left ``report`` and ``runtime`` out of its list, and there was no ``--version``."""
+    from importlib.metadata import version
+
+    from judgebox.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps to the terminal's width
+    text = build_parser().format_help()
+    assert "``" not in text and max(len(line) for line in text.splitlines()) <= 80, text
+    for command in ("serve", "eval", "rollout", "report", "datasets", "runtime", "ray", "data"):
+        assert f"\n    {command} " in text, command
+    proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "--version"], capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout) == (0, f"judgebox {version('judgebox')}\n")
