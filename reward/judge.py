@@ -391,6 +391,8 @@ class _Judging:
                           f"of CPU and {run.execution_time or 0:.2f} s of wall time").strip()[-_HEAD:]
             return Verdict.time_limit_exceeded
         if run.memory_exceeded:
+            res.stderr = (res.stderr + f"\n[judgebox] stopped at the memory limit (memory_limit_MB "
+                          f"{self.spec.memory_limit_MB})").strip()[-_HEAD:]
             return Verdict.memory_limit_exceeded
         if self.nonce is None:
             return self.stdio_verdict(i, run, res)
@@ -501,6 +503,8 @@ class _Judging:
         failed = next((r for r in results if r.verdict != Verdict.accepted), None)
         verdict = Verdict.accepted if failed is None and results else (failed.verdict if failed else Verdict.skipped)
         detail = (failed.stderr.strip() or failed.stdout.strip())[-_HEAD:] if failed else ""
+        if failed is not None and not detail and failed.return_code not in (None, 0):  # a bash test's exit 1
+            detail = f"[judgebox] exit status {failed.return_code}, nothing on stdout or stderr"
         n_total = len(results)
         if self.methods is not None and len(results) == 1 and self.methods[1] > 0:
             n_passed, n_total = self.methods  # a unittest file: its test methods, as unittest counted them

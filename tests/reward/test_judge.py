@@ -353,3 +353,12 @@ def test_a_long_compile_error_keeps_the_first_error():
     assert j.verdict == Verdict.compile_error
     assert "error: ‘undefined_a’ was not declared in this scope" in j.message.split("\n")[1], j.message[:300]
     assert re.search(r"\n\[judgebox: [0-9]+ more characters of compiler output\]$", j.message), j.message[-200:]
+
+
+def test_a_memory_limit_and_a_silent_failure_say_what_happened():
+    """A new user's findings: memory_limit_exceeded and a bash test's exit 1 had an empty message."""
+    j = judge(TestSpec(kind="stdio", stdio=[{"stdin": "", "expected": "1"}], memory_limit_MB=128), "x = 'a' * 10**10")
+    assert (j.verdict, j.message) == (Verdict.memory_limit_exceeded,
+                                      "[judgebox] stopped at the memory limit (memory_limit_MB 128)")
+    j = judge(TestSpec(kind="stdio", language="bash", stdio=[{"stdin": "", "expected": "1"}]), "exit 1")
+    assert (j.verdict, j.message) == (Verdict.runtime_error, "[judgebox] exit status 1, nothing on stdout or stderr")
