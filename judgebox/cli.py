@@ -737,12 +737,16 @@ def _datasets(args: argparse.Namespace) -> int:
     if args.name:
         m = get_manifest(args.name)
         found = m.locate()
-        console.print(f"[bold]{escape(m.name)}[/bold]: {escape(m.description)}", soft_wrap=True)
+        import textwrap
+
+        width = max(40, min(console.width, 100))  # wrapped here, each line indented under its label
+        print(textwrap.fill(f"{m.name}: {m.description}", width, subsequent_indent="    "))
         for label, value in (("format", m.format), ("language", m.language or "(per row)"), ("--samples", samples(m)),
                              ("looked for", ", ".join(m.files) + " under $JUDGEBOX_DATA_DIR, ./data, "
                                                                  "~/.cache/judgebox/data"),
                              ("found", str(found) if found else "no: " + how(m))):
-            console.print(f"  {label}: {escape(value)}", soft_wrap=True)
+            print(textwrap.fill(f"{label}: {value}", width, initial_indent="  ", subsequent_indent="      ",
+                                break_long_words=False, break_on_hyphens=False))
         return 0
     manifests = list_manifests()
     table = Table(title="judgebox datasets", show_lines=False)

@@ -381,6 +381,8 @@ def test_judgebox_datasets_fits_80_columns_and_one_dataset_says_how_to_get_it(tm
     assert max(len(line) for line in out.splitlines()) <= 80 and len(out.splitlines()) < 70
     assert any(line.split("│")[1].strip() == "taco" and "missing" in line for line in table)
     assert "`judgebox datasets NAME` says where one is" in out
+    details = datasets_command(tmp_path, "bigcodebench-complete", columns=80)
+    assert max(len(line) for line in details.splitlines()) <= 80, details  # its lines were ~400 columns
     one = " ".join(datasets_command(tmp_path, "cruxeval-input", columns=80).split())
     assert "looked for: cruxeval.jsonl" in one
     # without the datasets library the hint names the extra, [hub] included; with it, the hub is read
