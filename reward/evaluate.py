@@ -125,8 +125,11 @@ def dataset_samples(problems: list[Problem], source: str) -> list[Sample]:
         raise ValueError(f"--samples {source!r}: use a file path, 'gold' or 'column:NAME'")
     if not pairs:
         columns = sorted({c for p in problems for c in p.columns})
-        raise ValueError(f"--samples {source}: no problem of this dataset has it "
-                         f"(text columns: {', '.join(columns) or 'none'})")
+        what = "no reference solutions" if source == "gold" else f"no column {source.split(':', 1)[1]!r}"
+        instead = (f"use --samples column:{columns[0]}" + (f" (its text columns: {', '.join(columns)})"
+                                                            if len(columns) > 1 else "")
+                   if columns else "give a samples file (jsonl of task_id + completion)")
+        raise ValueError(f"--samples {source}: this dataset has {what}; {instead}")
     return number_samples(pairs)
 
 

@@ -286,7 +286,7 @@ def test_bad_arguments_are_clear_errors(tmp_path):
     proc = judgebox("eval", "humaneval", "--samples", "gold", "--k", "0", cwd=tmp_path, check=False)
     assert proc.returncode == 1 and "every k must be >= 1" in proc.stderr
     proc = judgebox("eval", "humaneval", "--samples", "column:nope", cwd=tmp_path, check=False)
-    assert proc.returncode == 1 and "no problem of this dataset has it" in proc.stderr
+    assert proc.returncode == 1 and "this dataset has no column 'nope'; give a samples file" in proc.stderr
     samples = write_samples(tmp_path / "s.jsonl", [("HumanEval/9999", "pass")])
     proc = judgebox("eval", "humaneval", "--samples", str(samples), cwd=tmp_path, check=False)
     assert proc.returncode == 1 and "task_id 'HumanEval/9999' is not in the dataset" in proc.stderr
