@@ -507,7 +507,7 @@ def _report(args: argparse.Namespace) -> int:
                          "trajectories jsonl of `judgebox rollout` or the verl dump it was made from")
     out = writable("--out", args.out or str(source.with_suffix(".html")), make_parent=True)
     _outputs([("FILE", source, "input"), ("--summary", summary, "input"), ("--compare", other, "input"),
-              ("--out" if args.out else "--out (default: FILE with .html)", out, "page")],
+              ("--out", out, "page")],  # the default (FILE with .html) is named as --out: give --out to change it
              {"page": str(source.resolve())}, args.force)
     write_report(source, out, summary_path=summary, compare_path=other,
                  tokenizer=None if args.no_tokens else (args.tokenizer or None), title=args.title,
