@@ -40,6 +40,16 @@ def cells(page, selector: str, attribute: str) -> dict[str, str]:
         [r.getAttribute("{attribute}"), r.querySelector("td.count, td:nth-child(2)").textContent]))""")
 
 
+def test_every_pass_at_k_has_four_decimals(tmp_path):
+    """A new user's finding: pass@2 showed ``1`` beside pass@1 ``0.5000`` (an integer printed as one)."""
+    _, summary, html = eval_run(tmp_path, "--k", "1,3")
+    assert summary["pass_at_k_attempted"] == pytest.approx({"pass@1": 1 / 3, "pass@3": 1.0})  # 1 of 3 problems
+    with opened(html) as page:
+        shown = page.eval_on_selector_all("#passk tr[data-k]", "rows => rows.map(r => [...r.children].slice(1)"
+                                          ".map(c => c.textContent))")
+        assert shown == [["0.1111", "0.3333"], ["0.3333", "1.0000"]]
+
+
 def test_eval_report_counts_are_the_summary_and_a_failed_test_shows_its_diff(tmp_path):
     results, summary, html = eval_run(tmp_path)
     assert summary["verdicts"] == {"wrong_answer": 2, "accepted": 1}

@@ -35,6 +35,7 @@
     return node;
   }
   const fmt = (x, d = 4) => (x === null || x === undefined) ? "—" : (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(d)) : String(x));
+  const rate = x => typeof x === "number" ? x.toFixed(4) : fmt(x);  // pass@k: 1.0000 beside 0.5000, never "1"
   const pct = (c, n) => n ? (100 * c / n).toFixed(1) + " %" : "—";
 
   function add(root, ...nodes) { for (const n of nodes) if (n !== null && n !== undefined) root.append(n); return root; }
@@ -93,8 +94,8 @@
       // without the run's summary the page knows only the problems in the file, not the benchmark's
       const fromSummary = o.source.startsWith("the summary"), both = fromSummary && Object.keys(att).length > 0;
       root.append(el("h2", { text: "pass@k" }));
-      const rows = Object.entries(reported).map(([k, v]) => el("tr", { "data-k": k }, el("td", { text: k }), el("td", { class: "num", text: fmt(v) }),
-        both ? el("td", { class: "num", text: att[k] !== undefined ? fmt(att[k]) : "" }) : null));
+      const rows = Object.entries(reported).map(([k, v]) => el("tr", { "data-k": k }, el("td", { text: k }), el("td", { class: "num", text: rate(v) }),
+        both ? el("td", { class: "num", text: att[k] !== undefined ? rate(att[k]) : "" }) : null));
       for (const [k, why] of Object.entries(omitted)) rows.push(el("tr", { "data-k": k }, el("td", { text: k }), el("td", { text: "not reported: " + why, colspan: both ? 2 : null })));
       root.append(table(["k", { label: fromSummary ? "whole benchmark" : "problems in this file (no --summary)", num: 1 },
                          both ? { label: "attempted problems only", num: 1 } : null].filter(Boolean), rows, { id: "passk" }));
