@@ -111,7 +111,7 @@ def overview(records: Records, summary: Optional[dict], ks: tuple[int, ...] = (1
     kind = records.kind
     if summary is None and kind != "verl":
         computed = summarize("", list(dict.fromkeys(str(r["task_id"]) for r in records.rows)),
-                             [{"task_id": str(r["task_id"]), "verdict": r["verdict"]} for r in records.rows], ks)
+                             [{**r, "task_id": str(r["task_id"])} for r in records.rows], ks)  # tamper fields too
         summary_fields = computed.model_dump(mode="json", exclude={"problems", "dataset", "pass_at_k_attempted"})
         summary_fields.update(n_problems_unattempted=UNKNOWN, n_samples_pending=UNKNOWN,
                               duplicates_dropped=records.duplicates)

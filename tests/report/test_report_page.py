@@ -116,3 +116,9 @@ def test_tamper_signals_are_counted_and_shown_on_the_sample(tmp_path):
         go(page, chunk.lstrip("#"), "#problem .sample")
         assert page.inner_text("#problem h2") == "HumanEval/1"
         assert page.locator("#problem .sample pre.tamper").inner_text() == "line 1: exit_hook: atexit"
+    # without the run's summary, the summary computed from the records counts them too (it said 0 beside
+    # the card's 1: a new user's finding)
+    assert main(["report", str(tmp_path / "he.jsonl.results"), "--out", str(tmp_path / "bare.html")]) == 0
+    with opened(tmp_path / "bare.html") as page:
+        assert page.inner_text("[data-card=tamper] .v") == "1"
+        assert '"signalled":1' in page.inner_text("#summary-fields tr[data-field=tamper]").replace(" ", "")
