@@ -102,8 +102,9 @@
       if (!fromSummary) root.append(el("p", { class: "note", id: "no-summary", text:
         `No --summary given: this page knows only the ${HEAD.problems.length} problems in ${HEAD.file}. The run's own k and `
         + "any problems it did not attempt are unknown, so these figures are not the benchmark's pass@k: they are over the "
-        + "problems in this file, for k = 1, 10 and 100 where every problem has at least k scored samples. Give the summary "
-        + "the run wrote (judgebox report FILE --summary S.json) for the run's own figures." }));
+        + "problems in this file, for k = 1, 10 and 100 where every problem has at least k scored samples. For the run's own "
+        + "figures give its summary (judgebox report FILE --summary S.json); a run that wrote none writes it when run "
+        + "again with --summary S.json (it resumes: nothing is scored twice)." }));
     }
     root.append(el("h2", { text: "Verdicts" }));
     const total = o.n_records;
