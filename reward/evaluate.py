@@ -215,6 +215,10 @@ def check_run_options(concurrency: int, retries: int) -> None:
 #: least; :attr:`Evaluation.give_up_after` is also 4 x its concurrency): the sandbox is failing
 #: every sample, so the rest are left unscored for a rerun instead of each waiting out retries.
 GIVE_UP_AFTER = 32
+#: Seconds without a judged sample (every result since was ``infra_error``, at least ``concurrency``
+#: of them in a row) that also stop a run: a sandbox killed mid-run cost 32 samples' retries, 262 s
+#: here, before the count alone stopped it; a restart of a few seconds stays well inside.
+GIVE_UP_SECONDS = 60.0
 
 
 class Evaluation:
@@ -231,6 +235,7 @@ class Evaluation:
         sanitize: sanitize each sample (evalplus's sanitizer, :func:`judgebox.reward.sanitize.sanitize_candidate`).
         on_tamper: ``"reject"``: a sample with tamper signals is ``wrong_answer``, not run; ``None``
             or ``"report"``: each spec's own setting (:func:`judgebox.reward.judge.judge`).
+        give_up_seconds: see :data:`GIVE_UP_SECONDS`.
 
     Raises:
         ValueError: ``concurrency < 1``, ``retries < 0`` or an unknown ``on_tamper``.
@@ -238,7 +243,8 @@ class Evaluation:
 
     def __init__(self, problems: list[Problem], results_path: Path, *, client=None,
                  concurrency: int = 8, retries: int = 2, stop_on_first_failure: bool = False,
-                 dataset: str = "dataset", sanitize: bool = False, on_tamper: Optional[str] = None) -> None:
+                 dataset: str = "dataset", sanitize: bool = False, on_tamper: Optional[str] = None,
+                 give_up_seconds: float = GIVE_UP_SECONDS) -> None:
         check_run_options(concurrency, retries)
         if on_tamper not in (None, *ON_TAMPER):
             raise ValueError(f"--on-tamper must be one of {', '.join(ON_TAMPER)}; got {on_tamper!r}")
@@ -255,6 +261,7 @@ class Evaluation:
         self.sanitize = sanitize
         #: consecutive ``infra_error`` results after which the run stops scheduling samples
         self.give_up_after = max(GIVE_UP_AFTER, 4 * concurrency)
+        self.give_up_seconds = give_up_seconds
         #: why the last :meth:`run` stopped early (its remaining samples unscored), else ``""``
         self.gave_up = ""
 
@@ -334,17 +341,22 @@ class Evaluation:
             bar = tqdm(total=len(samples), initial=len(samples) - len(pending), unit="sample",
                        disable=not progress, desc=self.dataset, dynamic_ncols=True)
             semaphore = asyncio.Semaphore(self.concurrency)
-            self.gave_up, failing = "", 0
+            self.gave_up, failing, judged_at = "", 0, time.monotonic()
 
             async def score(sample: Sample) -> None:
-                nonlocal passed, failing
+                nonlocal passed, failing, judged_at
                 async with semaphore:
                     if self.gave_up:
                         return  # left unscored: a rerun scores it
                     row = await self.judge_sample(sample)
                 failing = failing + 1 if row["verdict"] == Verdict.infra_error.value else 0
-                if failing >= self.give_up_after and not self.gave_up:
-                    self.gave_up = (f"stopped after {failing} samples in a row hit infrastructure errors "
+                if not failing:
+                    judged_at = time.monotonic()
+                stuck = time.monotonic() - judged_at
+                if not self.gave_up and (failing >= self.give_up_after
+                                         or (failing >= self.concurrency and stuck >= self.give_up_seconds)):
+                    none = "" if failing >= self.give_up_after else f" and none was judged for {stuck:.0f} s"
+                    self.gave_up = (f"stopped after {failing} samples in a row hit infrastructure errors{none} "
                                     f"(last: {row.get('message') or row['verdict']})")
                 out.write(row)
                 done[sample.key] = row

@@ -369,3 +369,21 @@ def test_samples_file_errors_name_the_line_and_an_empty_file_is_said(tmp_path):
     path.write_text("\n")
     with pytest.raises(ValueError, match="the samples file is empty"):
         read_samples(path, problems)
+
+
+def test_a_run_whose_sandbox_judges_nothing_for_a_while_stops_before_the_count(tmp_path):
+    """A new user killed ``judgebox serve`` under an eval: it took 262 s to stop (32 samples, each
+    waiting out the client's retries). A run also stops once at least ``concurrency`` samples in a row
+    hit infrastructure errors and none was judged for ``give_up_seconds`` (60 s; 0 here)."""
+    from judgebox.reward.evaluate import Evaluation, read_samples
+    from judgebox.sandbox import SandboxClient
+
+    problems, _ = load_dataset("humaneval")
+    samples = read_samples(write_samples(tmp_path / "s.jsonl", [(p.task_id, p.gold) for p in problems[:10]]),
+                           problems)
+    with broken_sandbox() as url, SandboxClient(url, max_attempts=1) as client:
+        ev = Evaluation(problems, tmp_path / "r.jsonl", client=client, concurrency=2, retries=0, give_up_seconds=0)
+        asyncio.run(ev.run(samples, [1], progress=False))
+    assert ev.gave_up.startswith("stopped after 2 samples in a row hit infrastructure errors and none was judged "
+                                 "for 0 s (last: "), ev.gave_up
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) < 10
