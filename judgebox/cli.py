@@ -698,6 +698,11 @@ class _LazyBackend:
 def _backend(args: argparse.Namespace, config):
     """The generation backend named by ``--backend``."""
     if args.backend == "vllm":
+        import os
+
+        # vLLM's INFO lines (~60 per start, interleaved with the progress bar) only on request:
+        # VLLM_LOGGING_LEVEL=INFO brings them back (read when vLLM is imported, by the engine's process too)
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
         from judgebox.agent.backends import VLLMBackend
 
         kwargs = {"max_model_len": config.max_model_len} if config.max_model_len else {}
