@@ -368,8 +368,11 @@ class _Judging:
             seconds, cpu = line.get("seconds"), line.get("cpu")
             if verdict == Verdict.accepted and out_of_time(line, self.spec.run_timeout):
                 verdict = Verdict.time_limit_exceeded
+            error = str(line.get("error") or "")
+            if verdict == Verdict.wrong_answer and error.strip() == "AssertionError":  # a bare assert: name it
+                error = f"{error}: {self.spec.asserts[i].strip()}"
             results.append(TestResult(index=i, verdict=verdict, execution_time=seconds, cpu_time=cpu,
-                                      stderr=str(line.get("error") or "")[-_HEAD:]))
+                                      stderr=error[-_HEAD:]))
         return results
 
     # one test ---------------------------------------------------------------------------------------

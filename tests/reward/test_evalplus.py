@@ -262,13 +262,13 @@ def test_a_malformed_row_names_the_file_the_row_and_the_field_before_anything_ru
 def test_rows_of_another_benchmark_are_refused_by_name(tmp_path):
     human_eval = {"task_id": "HumanEval/0", "prompt": "def f():\n", "canonical_solution": "    return 1\n",
                   "test": "def check(c):\n    assert c() == 1\n", "entry_point": "f"}
-    with pytest.raises(ValueError, match="format 'humaneval-plus' needs the field 'atol' required by format 'mbpp-plus'"):
+    with pytest.raises(ValueError, match="format 'mbpp-plus' needs the field 'atol'"):
         load_problems(write_jsonl(tmp_path / "rows.jsonl", [human_eval]), "mbpp-plus")
 
 
 def test_mbpp_plus_inputs_of_the_wrong_shape_are_named(tmp_path):
     row = dict(rows_evalplus.MBPP_PLUS[0], task_id="Mbpp/124", base_input=[["x", "not complex"]])
-    with pytest.raises(ValueError, match=r"format 'humaneval-plus' needs the field 'base_input' \(MBPP\+ task 124 takes inputs"):
+    with pytest.raises(ValueError, match=r"format 'mbpp-plus' needs the field 'base_input' \(MBPP\+ task 124 takes inputs"):
         load_problems(write_jsonl(tmp_path / "MbppPlus.jsonl", [row]), "mbpp-plus")
 
 

@@ -362,3 +362,13 @@ def test_a_memory_limit_and_a_silent_failure_say_what_happened():
                                       "[judgebox] stopped at the memory limit (memory_limit_MB 128)")
     j = judge(TestSpec(kind="stdio", language="bash", stdio=[{"stdin": "", "expected": "1"}]), "exit 1")
     assert (j.verdict, j.message) == (Verdict.runtime_error, "[judgebox] exit status 1, nothing on stdout or stderr")
+
+
+def test_a_failed_bare_assert_is_named():
+    """A new user's finding: an MBPP ``wrong_answer`` said only ``AssertionError``; the assert that failed
+    is named now (an assert with its own message keeps it)."""
+    spec = TestSpec(kind="assert", asserts=["assert f(1) == 1", "assert f(2) == 5", "assert f(3) == 3"])
+    j = judge(spec, "def f(x):\n    return x\n")
+    assert (j.verdict, j.message) == (Verdict.wrong_answer, "AssertionError: assert f(2) == 5")
+    j = judge(TestSpec(kind="assert", asserts=['assert f(1) == 1, "one"']), "def f(x):\n    return 2\n")
+    assert j.message == "AssertionError: one"
