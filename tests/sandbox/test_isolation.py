@@ -379,6 +379,7 @@ def test_what_an_earlier_server_of_the_same_pid_left_is_removed_at_start(tmp_pat
     old, new = root / f"run-{os.getpid()}-left", root / f"run-{os.getpid()}-live"
     old.mkdir()
     new.mkdir()
-    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    # older than this process: a day, not an hour (CI's pytest process was over an hour old here)
+    os.utime(old, (time.time() - 86400, time.time() - 86400))
     LocalSandbox(python=reachable_python(), workdir_root=str(root))
     assert (old.exists(), new.exists()) == (False, True)
