@@ -29,7 +29,7 @@ PUBLIC = {
     "judgebox.reward.checkers": ["CHECKERS", "Checker", "DEFAULT_MODE", "get_checker"],
     "judgebox.reward.tamper": ["KINDS", "MAX_SIGNALS", "RULES", "TamperSignal", "scan", "signal_kinds"],
     "judgebox.reward.loaders": ["FORMATS", "Manifest", "Problem", "convert_rows", "get_manifest", "list_manifests",
-                                "load_dataset", "load_problems", "read_rows"],
+                                "load_dataset", "load_problems", "read_numbered_rows", "read_rows"],
     "judgebox.agent": ["AgentLoopConfig", "AgentLoopOutput", "AgentState", "ToolAgentLoop", "backends", "collate",
                        "parsers", "scoring", "tools"],
     "judgebox.agent.tools": [
