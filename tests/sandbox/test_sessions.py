@@ -216,9 +216,14 @@ def test_a_session_whose_files_fill_its_memory_fails_as_the_program_not_the_sand
     s.run("x = 1")
     r = s.run(FILL_MEMORY, timeout=60)
     assert (r.status, r.state, r.memory_exceeded) == ("Failed", "lost", True)
+    # how much the files hold when the kernel is killed depends on the moment of the kill (the kernel's
+    # own memory at that instant is what a new one may find free): a kernel that fits may start; one
+    # that does not is the program's failure at once, never SandboxError nor the start-up timeout
     for _ in range(2):
         start = time.monotonic()
         r = s.run("print(1)")
         assert time.monotonic() - start < 55  # never the kernel start-up timeout (60 s) holding a slot
-        assert (r.status, r.memory_exceeded, (r.error or {}).get("ename")) == ("Failed", True, "MemoryLimitExceeded"), r
-        assert "no kernel can start" in r.message and "create a new session" in r.message
+        assert r.status in ("Success", "Failed"), r
+        if r.status == "Failed":
+            assert (r.memory_exceeded, (r.error or {}).get("ename")) == (True, "MemoryLimitExceeded"), r
+            assert "no kernel can start" in r.message and "create a new session" in r.message
