@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Optional
 from pydantic import Field
 
 from judgebox.agent.loop import ToolAgentLoop
-from judgebox.reward.evaluate import GIVE_UP_AFTER, Evaluation, Sample
+from judgebox.reward.evaluate import GIVE_UP_AFTER, GIVE_UP_SECONDS, Evaluation, GiveUp, Sample
 from judgebox.reward.loaders import Problem
 from judgebox.reward.report import EvalSummary, summarize
 from judgebox.reward.results import JsonlAppender, compact, read_results
@@ -82,6 +82,8 @@ class Rollout:
         dataset: the name in the summary.
         give_up_after: trajectories in a row ending ``infra_error`` that stop the run (``None``:
             ``max(GIVE_UP_AFTER, 4 * concurrency)``, as ``judgebox eval``).
+        give_up_seconds: at least ``concurrency`` trajectories in a row ending ``infra_error`` and
+            none judged for this long also stop it (:class:`judgebox.reward.evaluate.GiveUp`).
         settings: what generated the trajectories (model, sampling parameters, tools, loop config,
             system message: any JSON data): each record keeps its hash as ``rollout_settings``, and a
             file written with other settings is not resumed (:meth:`plan` raises).
@@ -93,7 +95,8 @@ class Rollout:
     def __init__(self, problems: list[Problem], loop: ToolAgentLoop, out_path: Path, *, n: int = 1,
                  sampling_params: Optional[dict] = None, evaluation: Optional[Evaluation] = None,
                  concurrency: int = 64, system: Optional[str] = None, dataset: str = "dataset",
-                 give_up_after: Optional[int] = None, settings: Any = None) -> None:
+                 give_up_after: Optional[int] = None, settings: Any = None,
+                 give_up_seconds: float = GIVE_UP_SECONDS) -> None:
         if n < 1 or concurrency < 1:
             raise ValueError(f"--n and --concurrency must be >= 1; got {n} and {concurrency}")
         self.problems = [p for p in problems if p.spec is not None]
@@ -107,6 +110,7 @@ class Rollout:
         self.system = system
         self.dataset = dataset
         self.give_up_after = give_up_after or max(GIVE_UP_AFTER, 4 * concurrency)
+        self.give_up_seconds = give_up_seconds
         #: older lines of a trajectory the file held (counted once, the newest; BUG-211)
         self.duplicates_dropped = 0
         #: why the run stopped early (``""``: it did not); see :meth:`run`
@@ -148,8 +152,8 @@ class Rollout:
         """
         found = read_results(self.out_path)
         done, self.duplicates_dropped = found.records, found.duplicates
-        other = next((r for r in done.values() if r.get("rollout_settings") not in (None, self.settings_id)), None)
-        if other is not None and self.settings_id is not None:
+        if self.settings_id is not None and any(r.get("rollout_settings") not in (None, self.settings_id)
+                                                 for r in done.values()):
             raise ValueError(f"{self.out_path}: its trajectories were generated with other settings (the model, "
                              "--sampling-params, --tools, --config or --system differ); give another --out, or "
                              "the same settings to resume it")
@@ -191,7 +195,8 @@ class Rollout:
                   announce: Optional[Callable[[dict, list], None]] = None) -> RolloutSummary:
         """Run every pending trajectory, appending records as they finish; return the summary.
 
-        After ``give_up_after`` trajectories in a row that ended ``infra_error``
+        After ``give_up_after`` trajectories in a row that ended ``infra_error``, or ``concurrency`` of
+        them and none judged for ``give_up_seconds``
         (an engine that aborts everything, a sandbox that died), the trajectories not yet started are
         left to run and :attr:`gave_up` says why, as ``judgebox eval`` does; the summary counts them
         as pending.
@@ -219,18 +224,16 @@ class Rollout:
             bar = tqdm(total=len(order), initial=len(order) - len(pending), unit="traj", disable=not progress,
                        desc=self.dataset, dynamic_ncols=True)
             semaphore = asyncio.Semaphore(self.concurrency)
-            self.gave_up, failing = "", 0
+            breaker = GiveUp(self.give_up_after, self.concurrency, self.give_up_seconds, "trajectories")
+            self.gave_up = ""
 
             async def one(key: tuple[str, int]) -> None:
-                nonlocal failing
                 async with semaphore:
                     if self.gave_up:
                         return  # left to run: a rerun runs it
                     record = await self.trajectory(by_id[key[0]], key[1], order[key])
-                failing = failing + 1 if record["verdict"] == Verdict.infra_error.value else 0
-                if failing >= self.give_up_after and not self.gave_up:
-                    self.gave_up = (f"stopped after {failing} trajectories in a row hit infrastructure errors "
-                                    f"(last: {record.get('message') or record['verdict']})")
+                breaker.record(record)
+                self.gave_up = breaker.reason
                 out.write(record)
                 done[key] = record
                 bar.update(1)

@@ -221,6 +221,39 @@ GIVE_UP_AFTER = 32
 GIVE_UP_SECONDS = 60.0
 
 
+class GiveUp:
+    """The circuit breaker of a run whose every result may be an infrastructure error (``judgebox
+    eval``'s samples, ``judgebox rollout``'s trajectories): :meth:`record` each result as it comes;
+    :attr:`reason` is set (once) after ``after`` results in a row were ``infra_error``, or after at
+    least ``floor`` in a row were and none was judged for ``seconds`` (:data:`GIVE_UP_SECONDS`).
+
+    Args:
+        after: results in a row that stop the run.
+        floor: the fewest in a row that stop it on time alone (the run's concurrency).
+        seconds: how long without a judged result stops it, given ``floor`` in a row.
+        what: the results' name in :attr:`reason` (``"samples"``, ``"trajectories"``).
+    """
+
+    def __init__(self, after: int, floor: int, seconds: float, what: str) -> None:
+        self.after, self.floor, self.seconds, self.what = after, floor, seconds, what
+        self.failing, self.judged_at = 0, time.monotonic()
+        #: why the run stops (``""``: it goes on)
+        self.reason = ""
+
+    def record(self, row: dict[str, Any]) -> None:
+        """Count one result (a dict with ``verdict`` and, for an error, ``message``)."""
+        if row["verdict"] != Verdict.infra_error.value:
+            self.failing, self.judged_at = 0, time.monotonic()
+            return
+        self.failing += 1
+        stuck = time.monotonic() - self.judged_at
+        if self.reason or not (self.failing >= self.after or (self.failing >= self.floor and stuck >= self.seconds)):
+            return
+        none = "" if self.failing >= self.after else f" and none was judged for {stuck:.0f} s"
+        self.reason = (f"stopped after {self.failing} {self.what} in a row hit infrastructure errors{none} "
+                       f"(last: {row.get('message') or row['verdict']})")
+
+
 class Evaluation:
     """Scores samples of one dataset into a results jsonl and summarises them.
 
@@ -341,23 +374,17 @@ class Evaluation:
             bar = tqdm(total=len(samples), initial=len(samples) - len(pending), unit="sample",
                        disable=not progress, desc=self.dataset, dynamic_ncols=True)
             semaphore = asyncio.Semaphore(self.concurrency)
-            self.gave_up, failing, judged_at = "", 0, time.monotonic()
+            breaker = GiveUp(self.give_up_after, self.concurrency, self.give_up_seconds, "samples")
+            self.gave_up = ""
 
             async def score(sample: Sample) -> None:
-                nonlocal passed, failing, judged_at
+                nonlocal passed
                 async with semaphore:
                     if self.gave_up:
                         return  # left unscored: a rerun scores it
                     row = await self.judge_sample(sample)
-                failing = failing + 1 if row["verdict"] == Verdict.infra_error.value else 0
-                if not failing:
-                    judged_at = time.monotonic()
-                stuck = time.monotonic() - judged_at
-                if not self.gave_up and (failing >= self.give_up_after
-                                         or (failing >= self.concurrency and stuck >= self.give_up_seconds)):
-                    none = "" if failing >= self.give_up_after else f" and none was judged for {stuck:.0f} s"
-                    self.gave_up = (f"stopped after {failing} samples in a row hit infrastructure errors{none} "
-                                    f"(last: {row.get('message') or row['verdict']})")
+                breaker.record(row)
+                self.gave_up = breaker.reason
                 out.write(row)
                 done[sample.key] = row
                 passed += row["passed"]

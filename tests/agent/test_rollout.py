@@ -7,6 +7,7 @@ answer), and the CLI end to end with the transformers backend (plain sampling, `
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -159,12 +160,37 @@ def test_a_rollout_stops_after_infrastructure_errors_in_a_row_as_eval_does(tmp_p
     out = tmp_path / "traj.jsonl"
     dead = SandboxClient(f"http://127.0.0.1:{free_port()}", settings=ClientSettings(max_attempts=1, deadline=10))
     rollout = Rollout(problems, loop, out, n=4, concurrency=1, dataset="tiny-mbpp", give_up_after=2,
+                      give_up_seconds=math.inf,  # the count's rule, whatever the machine's speed
                       evaluation=Evaluation(problems, out, client=dead, retries=0, dataset="tiny-mbpp"))
     summary = arun(rollout.run(ks=[1], progress=False))
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["verdict"] for r in records] == ["infra_error", "infra_error"]
     assert rollout.gave_up.startswith("stopped after 2 trajectories in a row hit infrastructure errors")
     assert summary.n_samples_pending == 6
+
+
+def test_a_rollout_whose_sandbox_judges_nothing_for_a_while_stops_before_the_count(tmp_path, tiny_model,
+                                                                                   tiny_tokenizer, arun):
+    """The breaker eval has (``judgebox.reward.evaluate.GiveUp``): ``concurrency`` trajectories in a row
+    ending ``infra_error`` and none judged for ``give_up_seconds`` (0 here) stop the run, before the
+    count (10 here) would."""
+    from judgebox.agent.backends import HFBackend
+    from judgebox.reward.evaluate import Evaluation
+    from judgebox.sandbox import SandboxClient
+    from judgebox.sandbox.client.settings import ClientSettings
+
+    problems = load_problems(mbpp_file(tmp_path), "mbpp")
+    loop = ToolAgentLoop(AgentLoopConfig(max_tokens_per_turn=4, max_assistant_turns=1), tiny_tokenizer,
+                         HFBackend.from_model(str(tiny_model)))
+    out = tmp_path / "traj.jsonl"
+    dead = SandboxClient(f"http://127.0.0.1:{free_port()}", settings=ClientSettings(max_attempts=1, deadline=10))
+    rollout = Rollout(problems, loop, out, n=4, concurrency=1, dataset="tiny-mbpp", give_up_after=10,
+                      give_up_seconds=0, evaluation=Evaluation(problems, out, client=dead, retries=0,
+                                                               dataset="tiny-mbpp"))
+    arun(rollout.run(ks=[1], progress=False))
+    assert len(out.read_text().splitlines()) == 1
+    assert rollout.gave_up.startswith("stopped after 1 trajectories in a row hit infrastructure errors and none "
+                                      "was judged for 0 s (last: "), rollout.gave_up
 
 
 @pytest.mark.slow
