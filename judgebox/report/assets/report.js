@@ -335,7 +335,13 @@
       else if (parts[0] === "t") await renderTrajectory(problem.chunk, +parts[2]);
       else if (h === "problems") show("problems");
       else if (h === "compare" && HEAD.compare) show("compare");
-      else show("overview");
+      else if (h === "overview") show("overview");
+      else {  // an anchor inside a view (#verdicts) shows its view; any other name is not a view of this page
+        const anchor = document.getElementById(h), view = anchor && !anchor.matches("main > section") && anchor.closest("main > section");
+        if (view && !["problem", "trajectory"].includes(view.id)) show(view.id);
+        else notFound(`no view #${h} in this report (its views are #overview, #problems, #p/N for problem N, `
+          + `#t/N/S for its sample S${HEAD.compare ? ", #compare" : ""})`);
+      }
     } catch (err) {
       notFound("cannot show this view: " + err);
     }
