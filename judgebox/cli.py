@@ -700,13 +700,24 @@ def _backend(args: argparse.Namespace, config):
     if args.backend == "vllm":
         import os
 
-        # vLLM's INFO lines (~60 per start, interleaved with the progress bar) only on request:
-        # VLLM_LOGGING_LEVEL=INFO brings them back (read when vLLM is imported, by the engine's process too)
-        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+        import warnings
+
+        # vLLM's start-up lines only on request (each variable is read at import, by the engine's
+        # processes too, and a value the user set is kept): its INFO lines (~60 per start) and, on CPU,
+        # its warning that Triton has no CPU backend (VLLM_LOGGING_LEVEL=WARNING or INFO shows them),
+        # torch's C++ NUMA-binding notice (TORCH_CPP_LOG_LEVEL) and torch's FutureWarnings raised
+        # inside vLLM (PYTHONWARNINGS); none says anything a rollout's user can act on
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+        os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
+        if "PYTHONWARNINGS" not in os.environ:
+            os.environ["PYTHONWARNINGS"] = "ignore::FutureWarning"
+            warnings.filterwarnings("ignore", category=FutureWarning, module=r"vllm\.")
         from judgebox.agent.backends import VLLMBackend
 
         kwargs = {"max_model_len": config.max_model_len} if config.max_model_len else {}
-        return VLLMBackend.from_model(args.model, **kwargs, **_json_arg("--engine-args", args.engine_args))
+        if args.no_progress:  # its checkpoint-loading bar too
+            kwargs["use_tqdm_on_load"] = False
+        return VLLMBackend.from_model(args.model, **{**kwargs, **_json_arg("--engine-args", args.engine_args)})
     if args.backend == "openai":
         from judgebox.agent.backends import OpenAIBackend
 
