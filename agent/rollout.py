@@ -29,11 +29,16 @@ from typing import Any, Callable, Iterable, Optional
 from pydantic import Field
 
 from judgebox.agent.loop import ToolAgentLoop
-from judgebox.reward.evaluate import GIVE_UP_AFTER, GIVE_UP_SECONDS, Evaluation, GiveUp, Sample
+from judgebox.reward.evaluate import GIVE_UP_AFTER, GIVE_UP_SECONDS, Evaluation, GiveUp, Sample, stale_tests
 from judgebox.reward.loaders import Problem
 from judgebox.reward.report import EvalSummary, summarize
 from judgebox.reward.results import JsonlAppender, compact, read_results
 from judgebox.reward.verdict import Verdict, unscorable_reason
+
+
+def digest(data: Any) -> str:
+    """The first 16 hex digits of the sha256 of ``data`` as sorted JSON (what isn't JSON: its ``str``)."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 class RolloutSummary(EvalSummary):
@@ -85,8 +90,9 @@ class Rollout:
         give_up_seconds: at least ``concurrency`` trajectories in a row ending ``infra_error`` and
             none judged for this long also stop it (:class:`judgebox.reward.evaluate.GiveUp`).
         settings: what generated the trajectories (model, sampling parameters, tools, loop config,
-            system message: any JSON data): each record keeps its hash as ``rollout_settings``, and a
-            file written with other settings is not resumed (:meth:`plan` raises).
+            system message: any JSON data): each record keeps its hash as ``rollout_settings`` (and,
+            for a dict, each key's as ``rollout_settings_parts``), and a file written with other
+            settings is not resumed (:meth:`plan` raises, naming the keys that differ).
 
     Raises:
         ValueError: ``n < 1`` or ``concurrency < 1``.
@@ -116,8 +122,9 @@ class Rollout:
         #: why the run stopped early (``""``: it did not); see :meth:`run`
         self.gave_up = ""
         #: the hash of ``settings`` each record keeps (``None``: none given, nothing checked)
-        self.settings_id = None if settings is None else hashlib.sha256(
-            json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        self.settings_id = None if settings is None else digest(settings)
+        #: a dict's hash per key, which records keep too, to name the settings that differ
+        self.settings_parts = {k: digest(v) for k, v in settings.items()} if isinstance(settings, dict) else None
 
     def check_prompts(self) -> None:
         """Render every problem's prompt with the loop's chat template before any trajectory runs.
@@ -148,17 +155,38 @@ class Rollout:
 
         Raises:
             ValueError: the file holds trajectories generated with other settings (a resumed file
-                mixing two models or samplers would be scored as one run).
+                mixing two models or samplers would be scored as one run), from another prompt
+                (``prompt_sha256``) or judged against other tests (``tests_sha256``).
         """
         found = read_results(self.out_path)
         done, self.duplicates_dropped = found.records, found.duplicates
-        if self.settings_id is not None and any(r.get("rollout_settings") not in (None, self.settings_id)
-                                                 for r in done.values()):
-            raise ValueError(f"{self.out_path}: its trajectories were generated with other settings (the model, "
-                             "--sampling-params, --tools, --config or --system differ); give another --out, or "
-                             "the same settings to resume it")
+        other = next((r for r in done.values() if self.settings_id is not None
+                      and r.get("rollout_settings") not in (None, self.settings_id)), None)
+        if other is not None:
+            parts = other.get("rollout_settings_parts") or {}
+            differ = [k for k, v in (self.settings_parts or {}).items() if k not in parts or parts[k] != v] or \
+                [k for k in parts if k not in (self.settings_parts or {})]
+            named = ", ".join(differ) if parts and differ else \
+                "the model, --sampling-params, --tools, --config or --system"
+            raise ValueError(f"{self.out_path}: its trajectories were generated with other settings ({named} "
+                             "differ); give another --out, or the same settings to resume it")
+        problems = {p.task_id: p for p in self.problems}
+        for (task_id, index), record in done.items():
+            problem = problems.get(task_id)
+            if problem is None or index >= self.n or record["verdict"] == Verdict.infra_error.value:
+                continue  # outside this run, or redone
+            if record.get("prompt_sha256") not in (None, self.prompt_digest(problem)):
+                raise ValueError(f"{self.out_path}: the trajectory of task {task_id!r} sample {index} was generated "
+                                 "from another prompt than the dataset's now (another dataset file of the same name, "
+                                 "or its prompts changed); give another --out")
+            stale_tests(self.out_path, record, problem, "trajectory", "--out")
         pending = [k for k in self.keys() if k not in done or done[k]["verdict"] == Verdict.infra_error.value]
         return done, pending
+
+    def prompt_digest(self, problem: Problem) -> str:
+        """The first 16 hex digits of the sha256 of ``problem``'s prompt messages: each record keeps it as
+        ``prompt_sha256``, so a resumed file is never kept for prompts that changed since."""
+        return digest(prompt_messages(problem, self.system))
 
     async def trajectory(self, problem: Problem, index: int, ordinal: int) -> dict[str, Any]:
         """Run, judge and return the record of one trajectory."""
@@ -186,9 +214,12 @@ class Rollout:
                       "pass_rate": None, "message": out.extra_fields.get("failure", "aborted")}
         record = out.model_dump(mode="json")
         record.update({k: v for k, v in judged.items() if k not in ("sample_id", "task_id")})
-        record.update(task_id=problem.task_id, sample_index=index, sample_id=index)
+        record.update(task_id=problem.task_id, sample_index=index, sample_id=index,
+                      prompt_sha256=self.prompt_digest(problem))
         if self.settings_id is not None:
             record["rollout_settings"] = self.settings_id
+        if self.settings_parts is not None:
+            record["rollout_settings_parts"] = self.settings_parts
         return record
 
     async def run(self, ks: Iterable[int] = (1,), progress: bool = True,

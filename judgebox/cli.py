@@ -449,6 +449,8 @@ def _eval(args: argparse.Namespace) -> int:
             redo = sum(1 for s in pending if s.key in done)
             print(f"resuming from {results}: keeping {len(samples) - len(pending)} of {len(samples)} results; "
                   f"re-scoring {redo} infrastructure errors; scoring {len(pending) - redo} new samples")
+            resume_notes(results, len(set(done) - {s.key for s in samples}), evaluation.duplicates_dropped,
+                         "results", "samples not in this run")
 
     summary, code = _resumable(evaluation.run(samples, args.k, progress=not args.no_progress, announce=announce),
                                "results", results)
@@ -627,15 +629,19 @@ def _rollout(args: argparse.Namespace) -> int:
             loop = ToolAgentLoop(config, tokenizer, backend, tools=tools)
             evaluation = Evaluation(problems, out, client=client,
                                     retries=args.retries, dataset=name)
-            generated_by = {"model": args.model, "sampling_params": sampling, "system": args.system,
-                            "tools": None if args.tools == "none" else Path(args.tools).read_text(),
-                            "config": config.model_dump(mode="json")}
+            # named by their flags: a resume with other settings names the ones that differ; not --backend
+            # (the same model served by another engine, a vLLM server for the embedded one, goes on the run)
+            generated_by = {"--model": args.model, "--sampling-params": sampling, "--system": args.system,
+                            "--tools": None if args.tools == "none" else Path(args.tools).read_text(),
+                            "--config": config.model_dump(mode="json")}
             rollout = Rollout(problems, loop, out, n=args.n, sampling_params=sampling, evaluation=evaluation,
                               concurrency=args.concurrency, system=args.system, dataset=name, settings=generated_by)
             def announce(done: dict, pending: list) -> None:
                 if done:
                     print(f"resuming from {out}: keeping {len(rollout.keys()) - len(pending)} of "
                           f"{len(rollout.keys())} trajectories; running {len(pending)}")
+                    resume_notes(out, len(set(done) - set(rollout.keys())), rollout.duplicates_dropped,
+                                 "trajectories", f"problems not in this run or samples beyond --n {args.n}")
 
             summary = await rollout.run(args.k, progress=not args.no_progress, announce=announce)
             gave_up.append(rollout.gave_up)
@@ -693,6 +699,15 @@ class _LazyBackend:
             self.backend.shutdown()
         elif hasattr(self.backend, "aclose"):
             await self.backend.aclose()
+
+
+def resume_notes(path: Path, outside: int, duplicates: int, what: str, whose: str) -> None:
+    """What a resume leaves out of the run, said under its "resuming from" line: records the file
+    keeps for ``whose`` (not in this summary, never deleted) and older repeated lines it dropped."""
+    if outside:
+        print(f"  {outside} {what} in {path} are for {whose}: kept in the file, not in this summary")
+    if duplicates:
+        print(f"  {duplicates} older repeated lines of a sample dropped from {path} (the newest of each is kept)")
 
 
 def _backend(args: argparse.Namespace, config):

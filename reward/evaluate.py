@@ -9,7 +9,8 @@ second: :class:`~judgebox.reward.results.JsonlAppender`), one line per sample:
 ``task_id``, ``sample_id``, ``completion_sha256``, ``verdict``, ``passed``, ``n_passed``, ``n_total``,
 ``pass_rate``, ``tests`` (per-test verdict and times in seconds), ``message``, ``elapsed_s``,
 ``attempts``, ``tamper_signals`` (``[{"kind", "line", "evidence"}]``), ``forgeable`` and
-``tamper_rejected`` (:mod:`judgebox.reward.tamper`). A re-run skips samples that already have a result (so a crash or Ctrl-C loses only
+``tamper_rejected`` (:mod:`judgebox.reward.tamper`), ``tests_sha256`` (the problem's
+:attr:`~judgebox.reward.loaders.Problem.tests_digest`). A re-run skips samples that already have a result (so a crash or Ctrl-C loses only
 the samples in flight and nothing is scored twice); ``infra_error`` results are not final and are
 scored again. Infrastructure errors are retried ``retries`` times with exponential backoff first.
 """
@@ -174,6 +175,20 @@ def _test_entry(t, spec: Optional[TestSpec]) -> dict[str, Any]:
     return entry
 
 
+def stale_tests(path: Path, row: dict[str, Any], problem: Problem, what: str = "result", flag: str = "--results") -> None:
+    """Refuse keeping ``row`` (a ``what`` the file ``path`` holds) for ``problem`` when it was
+    judged against other tests: its ``tests_sha256`` is not the problem's :attr:`Problem.tests_digest`
+    (rows written before judgebox kept it have none, and are kept).
+
+    Raises:
+        ValueError: naming the file, the task and what to do.
+    """
+    if row.get("tests_sha256") not in (None, problem.tests_digest):
+        raise ValueError(f"{path}: the {what} of task {problem.task_id!r} sample {row.get('sample_id')} was judged "
+                         "against other tests than the dataset's now (another dataset file of the same name, or "
+                         f"its tests changed); use a new {flag} path")
+
+
 def result_row(sample: Sample, judgement: Judgement, elapsed: float, attempts: int, *,
                spec: Optional[TestSpec] = None, program: Optional[str] = None,
                prompt: Optional[str] = None) -> dict[str, Any]:
@@ -304,7 +319,8 @@ class Evaluation:
         start = time.perf_counter()
         if problem.spec is None:
             judgement = Judgement(verdict=Verdict.test_data_error, message=problem.data_error or "")
-            return result_row(sample, judgement, time.perf_counter() - start, 0, prompt=problem.prompt)
+            return result_row(sample, judgement, time.perf_counter() - start, 0, prompt=problem.prompt) | \
+                {"tests_sha256": problem.tests_digest}
         spec, code = problem.candidate(sample.completion, sanitize=self.sanitize)
         attempts = 0
 
@@ -322,7 +338,7 @@ class Evaluation:
             retry_error_callback=lambda state: state.outcome.result())
         judgement = await retrying(once)
         return result_row(sample, judgement, time.perf_counter() - start, attempts, spec=spec, program=code,
-                          prompt=problem.prompt)
+                          prompt=problem.prompt) | {"tests_sha256": problem.tests_digest}
 
     def plan(self, samples: list[Sample]) -> tuple[dict[tuple[str, int], dict[str, Any]], list[Sample]]:
         """What a run of ``samples`` would do: ``(results already in the file, samples to score)``.
@@ -332,15 +348,19 @@ class Evaluation:
 
         Raises:
             ValueError: the results file holds a result for a sample whose completion differs
-                (it belongs to another samples file: use a new ``--results`` path).
+                (it belongs to another samples file) or that was judged against other tests
+                (:func:`stale_tests`): use a new ``--results`` path.
         """
         found = read_results(self.results_path)
         done, self.duplicates_dropped = found.records, found.duplicates
         for sample in samples:
             row = done.get(sample.key)
-            if row is not None and row.get("completion_sha256") != sample.digest:
-                raise ValueError(f"{self.results_path}: the result of {sample.task_id} sample "
+            if row is None:
+                continue
+            if row.get("completion_sha256") != sample.digest:
+                raise ValueError(f"{self.results_path}: the result of task {sample.task_id!r} sample "
                                  f"{sample.sample_id} is for a different completion; use a new --results path")
+            stale_tests(self.results_path, row, self.problems[sample.task_id])
         pending = [s for s in samples
                    if s.key not in done or done[s.key]["verdict"] == Verdict.infra_error.value]
         return done, pending

@@ -44,6 +44,16 @@ class Problem(BaseModel):
     columns: dict[str, str] = Field(default_factory=dict)
     messages: list[dict[str, Any]] = Field(default_factory=list)
 
+    @property
+    def tests_digest(self) -> str:
+        """A fingerprint of what this problem's samples are judged against (its spec, or why it has
+        none): the first 16 hex digits of the sha256 of its JSON. Results and trajectories keep it as
+        ``tests_sha256``, so a resumed file is never kept for tests that changed since."""
+        import hashlib
+
+        text = self.spec.model_dump_json() if self.spec is not None else f"data_error: {self.data_error}"
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     def candidate(self, completion: str, sanitize: bool = False) -> tuple[TestSpec, str]:
         """The spec and the code to judge for one completion.
 

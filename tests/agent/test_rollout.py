@@ -94,7 +94,8 @@ def test_cli_rollout_plain_sampling_is_offline_pass_at_k(tmp_path, tiny_model, c
         main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
               "--backend", "openai", "--base-url", f"http://127.0.0.1:{free_port()}", "--n", "2",
               "--tools", "none", "--no-progress", "--out", str(out)])
-    assert other.value.code == 1 and "its trajectories were generated with other settings" in capsys.readouterr().err
+    assert other.value.code == 1 and "its trajectories were generated with other settings (--sampling-params, " \
+        "--config differ)" in capsys.readouterr().err  # named (the third walk)
     # bad config key: a usage error naming it
     with pytest.raises(SystemExit) as exit_:
         main(["rollout", str(mbpp_file(tmp_path)), "--format", "mbpp", "--model", str(tiny_model),
@@ -125,6 +126,31 @@ def test_bug205_unscorable_trajectories_are_counted_apart_never_as_zero(tmp_path
     assert (summary.mean_reward, summary.n_unscorable, summary.unscorable_reasons,
             summary.unscorable_groups) == (2 / 3, 5, {"infrastructure": 5}, 1)
     assert summary.pass_at_k == {"pass@1": pytest.approx(2 / 3)} and summary.n_scored == 3  # n = 3, c = 2
+
+
+def test_a_resume_never_keeps_trajectories_of_other_prompts_or_tests(tmp_path):
+    """The third new-user walk (high): after the dataset's tests and prompts changed, a rollout kept
+    "8 of 8 trajectories". Each record keeps its prompt's and its tests' fingerprints; a file whose
+    records differ is refused (records outside the run, and redone infra errors, are not checked)."""
+    problems = load_problems(mbpp_file(tmp_path), "mbpp")
+    out = tmp_path / "t.jsonl"
+    rollout = Rollout(problems, None, out, n=1, dataset="mbpp")
+    first = problems[0]
+    record = {"task_id": first.task_id, "sample_index": 0, "sample_id": 0, "verdict": "accepted",
+              "prompt_sha256": rollout.prompt_digest(first), "tests_sha256": first.tests_digest}
+    out.write_text(json.dumps(record) + "\n")
+    assert rollout.plan()[1] == [(problems[1].task_id, 0)]  # the same prompt and tests: kept
+    changed = [p.model_copy(update={"prompt": p.prompt + " (v2)"}) if p is first else p for p in problems]
+    with pytest.raises(ValueError, match=f"the trajectory of task '{first.task_id}' sample 0 was generated from "
+                                         "another prompt than the dataset's now .*; give another --out$"):
+        Rollout(changed, None, out, n=1, dataset="mbpp").plan()
+    spec = first.spec.model_copy(update={"asserts": ["assert False"]})
+    changed = [p.model_copy(update={"spec": spec}) if p is first else p for p in problems]
+    with pytest.raises(ValueError, match=f"the trajectory of task '{first.task_id}' sample 0 was judged against "
+                                         "other tests than the dataset's now .*; use a new --out path$"):
+        Rollout(changed, None, out, n=1, dataset="mbpp").plan()
+    out.write_text(json.dumps(record | {"verdict": "infra_error", "tests_sha256": "0"}) + "\n")
+    assert len(Rollout(changed, None, out, n=1, dataset="mbpp").plan()[1]) == 2  # redone, not refused
 
 
 def test_a_second_rollout_on_a_file_being_written_stops_before_its_engine(tmp_path, tiny_tokenizer, arun):

@@ -169,8 +169,30 @@ def test_a_results_file_of_other_completions_is_refused_before_any_resume_line(t
     proc = judgebox("eval", "humaneval", "--samples", "b.jsonl", "--results", "r.jsonl", "--allow-partial",
                     cwd=tmp_path, check=False)
     assert proc.returncode == 1
-    assert only_line(proc) == (f"judgebox eval: r.jsonl: the result of {first[0][0]} sample 0 is for a "
+    assert only_line(proc) == (f"judgebox eval: r.jsonl: the result of task {first[0][0]!r} sample 0 is for a "
                                "different completion; use a new --results path")
+
+
+def test_results_judged_against_other_tests_are_never_kept(tmp_path):
+    """The third new-user walk (high): the default results path is named after the data file, and a
+    resume checked task ids and completions only: ``v2/rows.jsonl`` (one test changed) kept the verdicts of
+    ``rows.jsonl`` ("keeping 4 of 4 results", 2 / 4 passed instead of 1 / 4), and so did fixing the tests
+    in place. Each result keeps its problem's tests fingerprint; other tests are refused."""
+    row = {"task_id": 1, "text": "add", "code": "def add(a, b):\n    return a + b", "test_list": ["assert add(1, 2) == 3"]}
+    (tmp_path / "v2").mkdir()
+    (tmp_path / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "v2" / "rows.jsonl").write_text(json.dumps(row | {"test_list": ["assert add(1, 2) == 4"]}) + "\n")
+    first = judgebox("eval", "rows.jsonl", "--format", "mbpp", "--samples", "gold", "--no-progress", cwd=tmp_path)
+    assert "│ accepted │       1 │" in first.stdout
+    results = tmp_path / "judgebox-results" / "rows-gold.results.jsonl"
+    kept = results.read_bytes()
+    proc = judgebox("eval", "v2/rows.jsonl", "--format", "mbpp", "--samples", "gold", cwd=tmp_path, check=False)
+    assert proc.returncode == 1 and results.read_bytes() == kept
+    assert only_line(proc) == ("judgebox eval: judgebox-results/rows-gold.results.jsonl: the result of task '1' "
+                               "sample 0 was judged against other tests than the dataset's now (another dataset file "
+                               "of the same name, or its tests changed); use a new --results path")
+    again = judgebox("eval", "rows.jsonl", "--format", "mbpp", "--samples", "gold", "--no-progress", cwd=tmp_path)
+    assert "keeping 1 of 1 results" in again.stdout  # the same tests: a resume
 
 
 @pytest.mark.parametrize("flag,path", [("--model", "/nonexistent/model"), ("--tokenizer", "./no-such-tokenizer")])
@@ -247,3 +269,21 @@ def test_the_top_help_is_plain_text_at_80_columns_naming_every_command_and_a_ver
         assert f"\n    {command} " in text, command
     proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "--version"], capture_output=True, text=True)
     assert (proc.returncode, proc.stdout) == (0, f"judgebox {version('judgebox')}\n")
+
+
+def test_a_resume_says_what_it_leaves_out(tmp_path):
+    """The third walk: a resume with fewer samples, or over a file with repeated lines, said nothing of the
+    results it left out of the summary (kept in the file) or of the lines it dropped."""
+    row = {"task_id": 1, "text": "add", "code": "def add(a, b):\n    return a + b", "test_list": ["assert add(1, 2) == 3"]}
+    (tmp_path / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    write_samples(tmp_path / "two.jsonl", [("1", row["code"]), ("1", "def add(a, b):\n    return a - b")])
+    write_samples(tmp_path / "one.jsonl", [("1", row["code"])])
+    args = ["--format", "mbpp", "--no-progress", "--results", "r.jsonl"]
+    judgebox("eval", "rows.jsonl", "--samples", "two.jsonl", *args, cwd=tmp_path)
+    results = tmp_path / "r.jsonl"
+    results.write_text(results.read_text() + results.read_text().splitlines()[0] + "\n")  # a repeated line
+    again = judgebox("eval", "rows.jsonl", "--samples", "one.jsonl", *args, cwd=tmp_path)
+    assert ("resuming from r.jsonl: keeping 1 of 1 results; re-scoring 0 infrastructure errors; scoring 0 new "
+            "samples\n  1 results in r.jsonl are for samples not in this run: kept in the file, not in this summary\n"
+            "  1 older repeated lines of a sample dropped from r.jsonl (the newest of each is kept)\n") in again.stdout
+    assert len(results.read_text().splitlines()) == 2
