@@ -16,6 +16,7 @@ import base64
 import datetime as _dt
 import gzip
 import json
+import logging
 import math
 import re
 import statistics
@@ -24,11 +25,22 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
 
-from judgebox.report.overview import UNSCORED, compare, overview, passed, problem_key, verdict_of
+from judgebox.report.overview import (
+    UNSCORED,
+    compare,
+    compare_note,
+    natural_key,
+    overview,
+    passed,
+    problem_key,
+    verdict_of,
+)
 from judgebox.report.records import Records, read_records
 from judgebox.report.samples import prompt, sample
 from judgebox.report.summary import read_summary
 from judgebox.reward.results import replace_atomically
+
+log = logging.getLogger(__name__)
 
 #: a lone surrogate: valid in JSON text (``"\\ud800"``), not encodable as UTF-8
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -80,13 +92,8 @@ def _problems(records: Records) -> dict[str, dict]:
     if records.kind == "verl":
         return out
     for entry in out.values():
-        entry["rows"].sort(key=lambda r: _natural(r.get("sample_id", r.get("sample_index", 0))))
-    return dict(sorted(out.items(), key=lambda item: _natural(item[0])))
-
-
-def _natural(value: Any) -> tuple:
-    """A sort key that orders the digit runs of ``value``'s text as numbers."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", str(value)) if part)
+        entry["rows"].sort(key=lambda r: natural_key(r.get("sample_id", r.get("sample_index", 0))))
+    return dict(sorted(out.items(), key=lambda item: natural_key(item[0])))
 
 
 def _mean_reward(samples: list[dict]) -> Optional[float]:
@@ -102,7 +109,9 @@ def build_page(records: Records, *, summary: Optional[dict] = None, other: Optio
     Args:
         records: what :func:`judgebox.report.records.read_records` read.
         summary: the checked summary (:func:`read_summary`), or ``None`` to compute one.
-        other: a second run to compare with (per-problem differences, regressions first).
+        other: a second run to compare with (per-problem differences, regressions first); a run of
+            another dataset is compared with a warning, logged and on the Compare tab
+            (:func:`judgebox.report.overview.compare_note`).
         tokenizer: a transformers tokenizer for the trajectory token view (rollouts); ``None`` leaves
             the token view out (the transcript and the counts stay).
         tokenizer_name: where the tokenizer came from (shown on the page).
@@ -130,6 +139,9 @@ def build_page(records: Records, *, summary: Optional[dict] = None, other: Optio
                 used_ids.update(s.get("prompt_ids") or [])
                 used_ids.update(s["response_ids"])
         chunks.append(_pack({"task_id": task_id, "prompt": entry["prompt"], "samples": samples}))
+    note = compare_note(records, other, (summary or {}).get("dataset")) if other is not None else None
+    if note:
+        log.warning("%s", note)
     vocab = None
     if used_ids:
         vocab = _pack({str(i): b.decode("latin-1") for i, b in token_bytes(tokenizer, used_ids).items()})
@@ -138,7 +150,7 @@ def build_page(records: Records, *, summary: Optional[dict] = None, other: Optio
         "model": (summary or {}).get("model"), "tokens": tokenizer_name if vocab else None,
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "overview": overview(records, summary), "problems": index,
-        "compare": {"file": other.path.name, "rows": compare(records, other)} if other is not None else None,
+        "compare": {"file": other.path.name, "rows": compare(records, other), "note": note} if other is not None else None,
     }
     assets = resources.files("judgebox.report") / "assets"
     env = Environment(autoescape=select_autoescape(default=True), keep_trailing_newline=True)
@@ -162,11 +174,15 @@ def write_report(path: Path, out: Path, *, summary_path: Optional[Path] = None, 
 
     Raises:
         ValueError: a file that cannot be read by the rules of :mod:`judgebox.report.records`, a summary
-            that does not match (:mod:`judgebox.report.summary`), or a tokenizer that cannot be loaded
-            (blaming ``--tokenizer`` or the summary that names the model); the message names the file.
+            that does not match (:mod:`judgebox.report.summary`), a tokenizer that cannot be loaded
+            (blaming ``--tokenizer`` or the summary that names the model), or ``compare_path`` that is
+            ``path`` itself; the message names the file.
     """
     from judgebox.report.tokens import load_tokenizer
 
+    if compare_path is not None and Path(compare_path).resolve() == Path(path).resolve():
+        raise ValueError(f"--compare {compare_path}: that is the file this report is of ({path}); compare it with "
+                         "another run's results or trajectories jsonl")
     inputs = [Path(p) for p in (path, summary_path, compare_path) if p is not None]
     if Path(out).exists() and any(Path(out).resolve() == p.resolve() for p in inputs if p.exists()):
         raise ValueError(f"--out {out}: that is an input of this report ({Path(out).resolve()}); the report never "

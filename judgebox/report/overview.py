@@ -8,6 +8,7 @@ left out of pass rates and mean scores and counted apart, never as failures.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter, defaultdict
 from typing import Any, Optional
@@ -43,6 +44,12 @@ def passed(row: dict, kind: str) -> bool:
     return row.get("verdict") == Verdict.accepted.value
 
 
+def natural_key(value: Any) -> tuple:
+    """A sort key that orders the digit runs of ``value``'s text as numbers (``HumanEval/2`` before
+    ``HumanEval/10``)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", str(value)) if part)
+
+
 def _rate(c: int, n: int) -> Optional[float]:
     return c / n if n else None
 
@@ -74,7 +81,8 @@ def _splits(records: Records, field: str) -> dict[str, dict]:
 def compare(mine: Records, other: Records) -> list[dict]:
     """Per problem in either file: pass rate here and in ``other`` (fractions 0..1 over scored samples;
     ``delta`` = here - other), regressions (lower here) first, largest drop first, then improvements,
-    then problems in one file only. Problems whose rates are equal are left out."""
+    then problems in one file only; ties in task order (:func:`natural_key`). Problems whose rates are
+    equal are left out."""
     def rates(records: Records) -> dict[str, tuple[int, int]]:
         acc: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for row in records.rows:
@@ -98,8 +106,30 @@ def compare(mine: Records, other: Records) -> list[dict]:
         rows.append({"task_id": key, "here": pa, "other": pb, "here_n": ra[1] if ra else 0,
                      "other_n": rb[1] if rb else 0, "delta": delta, "change": change})
     order = {"regression": 0, "improvement": 1, "only_here": 2, "only_other": 3}
-    rows.sort(key=lambda r: (order[r["change"]], r["delta"] if r["change"] == "regression" else -(r["delta"] or 0)))
+    rows.sort(key=lambda r: (order[r["change"]], r["delta"] if r["change"] == "regression" else -(r["delta"] or 0),
+                             natural_key(r["task_id"])))
     return rows
+
+
+def dataset_of(records: Records) -> Optional[str]:
+    """The dataset every record names (``dataset``; a verl line's ``data_source``), or ``None`` when
+    the records name none or several."""
+    names = {r.get("data_source" if records.kind == "verl" else "dataset") for r in records.rows}
+    return str(next(iter(names))) if len(names) == 1 and None not in names else None
+
+
+def compare_note(mine: Records, other: Records, dataset: Optional[str] = None) -> Optional[str]:
+    """Why comparing ``mine`` with ``other`` may mean nothing: their records name different datasets
+    (``dataset``: ``mine``'s from its summary, when its records name none), or they share no problem;
+    ``None`` when neither."""
+    here, there = dataset_of(mine) or dataset, dataset_of(other)
+    if here is not None and there is not None and here != there:
+        return (f"--compare {other.path} is a run of the dataset {there}, {mine.path} of {here}: "
+                "a comparison of two datasets, not of two runs of one")
+    if not {problem_key(r, mine.kind) for r in mine.rows} & {problem_key(r, other.kind) for r in other.rows}:
+        return (f"--compare {other.path} has no task id in common with {mine.path} (another dataset?): "
+                "every problem is in one file only")
+    return None
 
 
 def overview(records: Records, summary: Optional[dict], ks: tuple[int, ...] = (1, 10, 100)) -> dict:

@@ -1,6 +1,7 @@
 """One record in the page's sample shape: verdict and label, the code judged, each test (a failed
-test with its expected vs actual line diff), and per kind the trajectory (token ids, mask, logprobs,
-tool calls with their observations, transcript) or verl's text, ground truth, step and reward extras.
+stdio test with its expected vs actual line diff, an assert with its source), and per kind the
+trajectory (token ids, mask, logprobs, tool calls with their observations, transcript) or verl's text,
+ground truth, step and reward extras.
 
 The diff is bounded: at most :data:`DIFF_INPUT_LINES` lines and :data:`DIFF_INPUT_CHARS` characters
 of each side are compared (``difflib`` is quadratic: two 30,000-line outputs would take seconds),
@@ -64,15 +65,29 @@ def diff(expected: str, actual: str) -> tuple[list[list[str]], Optional[str]]:
 
 
 def _tests(tests: Optional[list[dict]]) -> list[dict]:
+    """Each test as the page shows it: a failed stdio test with its expected vs actual diff; a test run
+    in a harness (``harness_isolation`` set: asserts, calls, a harness file) compares inside its program,
+    so its stdout is not an answer to diff, and an assert's source (its only text, in ``expected`` or
+    ``input``) is its ``code``; a failed test with nothing to show carries a ``note`` saying so."""
     out = []
     for t in tests or []:
         entry = dict(t)
-        # a harness's test compares inside its program (its "expected" is empty): what failed is in its stderr
-        compared_here = t.get("expected") or not t.get("harness_isolation")
-        if "expected" in t and compared_here and t.get("verdict") == Verdict.wrong_answer.value:
+        if t.get("harness_isolation"):
+            texts = [str(t[k]) for k in ("input", "expected") if t.get(k)]
+            if len(texts) == 1:  # an assert: its source, no input and no expected output
+                entry["code"] = texts[0]
+                entry.pop("input", None)
+                entry.pop("expected", None)
+        elif "expected" in t and t.get("verdict") == Verdict.wrong_answer.value:
             entry["diff"], note = diff(str(t.get("expected", "")), str(t.get("stdout", "")))
             if note:
                 entry["diff_note"] = note
+        shown = ("input", "expected", "code", "diff", "stderr")
+        if t.get("verdict") != Verdict.accepted.value and not any(entry.get(k) for k in shown) \
+                and not str(t.get("stdout") or "").strip():
+            status = t.get("return_code")
+            entry["note"] = "the test program gave no output (nothing on stdout or stderr)" + (
+                f"; the verdict comes from its exit status ({status})" if isinstance(status, int) and status else "")
         out.append(entry)
     return out
 

@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 _BYTE_PIECE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
+#: files a tokenizer loads from (transformers' fast tokenizer, its config, slow tokenizers' vocabularies)
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt",
+                   "merges.txt", "spiece.model", "sentencepiece.bpe.model", "tiktoken.model")
 
 
 @lru_cache(maxsize=1)
@@ -87,8 +90,9 @@ def load_tokenizer(name_or_path: str, origin: Optional[str] = None) -> Any:
 
     Raises:
         ValueError: transformers is not installed (``pip install "judgebox[agent]"``); a path that is
-            not a directory ("no such directory"); a directory transformers cannot load a tokenizer from
-            (its reason); a hub id not in the local cache. Each message starts with ``origin`` and
+            not a directory ("no such directory"); a directory with none of :data:`TOKENIZER_FILES` (it
+            says so); a directory transformers cannot load a tokenizer from (its whole reason, on one
+            line); a hub id not in the local cache. Each message starts with ``origin`` and
             says to give ``--tokenizer PATH`` or ``--no-tokens``.
     """
     origin = origin or f"--tokenizer {name_or_path}"
@@ -104,10 +108,12 @@ def load_tokenizer(name_or_path: str, origin: Optional[str] = None) -> Any:
         if not path.is_dir():
             what = "not a directory (a file)" if path.exists() else "no such directory"
             raise ValueError(f"{origin}: {path}: {what}; {fix}")
+        if not any((path / name).is_file() for name in TOKENIZER_FILES):
+            raise ValueError(f"{origin}: {path} has no tokenizer files (tokenizer.json or tokenizer_config.json); {fix}")
         try:
             return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-        except Exception as exc:  # transformers raises OSError, ValueError ...
-            reason = str(exc).splitlines()[0] if str(exc) else ""
+        except Exception as exc:  # transformers raises OSError, ValueError ... (some messages span lines)
+            reason = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
             raise ValueError(f"{origin}: cannot load a tokenizer from the directory {path} ({type(exc).__name__}: "
                              f"{reason}); {fix}") from None
     try:

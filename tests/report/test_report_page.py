@@ -1,7 +1,8 @@
 """``judgebox report`` pages of real ``judgebox eval`` runs, opened in headless Chromium: the overview's
-counts are the summary's, a failed test shows its expected vs actual diff, an infrastructure error is
-labelled as such (never as a wrong answer), record text that tries to close the script element
-renders as text, and the page fetches nothing. A screenshot of each page lands in the test's folder."""
+counts are the summary's, a failed test shows its expected vs actual diff (a failed assert its code and
+error, a test with no output a note saying so), an infrastructure error is labelled as such (never as
+a wrong answer), record text that tries to close the script element renders as text, and the page
+fetches nothing. A screenshot of each page lands in the test's folder."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def test_eval_report_counts_are_the_summary_and_a_failed_test_shows_its_diff(tmp
         first = page.locator("#problem .sample[data-sample='0']")
         assert first.locator(".diff .d-del").all_inner_texts() == ["- -1"]
         assert first.locator(".diff .d-add").all_inner_texts() == ["+ 0"]
+        assert "null" not in first.locator(".failed-test").first.inner_text().splitlines()  # no diff note: nothing
         assert "print(a//b if b else 0)" in first.locator("pre.program").inner_text()
         hostile = page.locator("#problem .sample[data-sample='1']")
         assert HOSTILE in hostile.locator("pre.program").inner_text()
@@ -122,3 +124,51 @@ def test_tamper_signals_are_counted_and_shown_on_the_sample(tmp_path):
     with opened(tmp_path / "bare.html") as page:
         assert page.inner_text("[data-card=tamper] .v") == "1"
         assert '"signalled":1' in page.inner_text("#summary-fields tr[data-field=tamper]").replace(" ", "")
+
+
+def test_a_failed_assert_shows_its_code_and_error_never_null_or_a_diff(tmp_path):
+    """A new user's finding: a failed MBPP assert showed "expected (−) vs actual (+)", a literal ``null``
+    and a diff of the assert against the empty stdout. Its record holds the assert as ``expected``
+    (``input`` and ``stdout`` empty): the page shows it as the test's code, with the error."""
+    rows, samples = tmp_path / "rows.jsonl", tmp_path / "samples.jsonl"
+    rows.write_text(json.dumps({"task_id": 1, "text": "add", "code": "def add(a, b):\n    return a + b",
+                                "test_list": ["assert add(1, 2) == 3"]}) + "\n")
+    samples.write_text(json.dumps({"task_id": 1, "completion": "def add(a, b):\n    return a - b"}) + "\n")
+    results = tmp_path / "A.results.jsonl"
+    assert main(["eval", str(rows), "--format", "mbpp", "--samples", str(samples), "--no-progress",
+                 "--results", str(results)]) == 0
+    test = json.loads(results.read_text())["tests"][0]
+    assert (test["verdict"], test["input"], test["expected"], test["stdout"]) == \
+        ("wrong_answer", "", "assert add(1, 2) == 3", "")
+    assert main(["report", str(results), "--out", str(tmp_path / "A.html")]) == 0
+    with opened(tmp_path / "A.html", "#p/0") as page:
+        box = page.locator("#problem .failed-test[data-test='0']")
+        box.wait_for()
+        assert box.locator("pre.test-code").inner_text() == "assert add(1, 2) == 3"
+        assert box.locator("pre.stderr").inner_text() == "AssertionError: assert add(1, 2) == 3"
+        assert box.locator(".diff").count() == 0 and box.locator(".test-note").count() == 0
+        text = box.inner_text()
+        assert "null" not in text and "expected (−) vs actual (+)" not in text, text
+
+
+def test_a_failed_test_with_no_output_says_so_instead_of_an_empty_box(tmp_path):
+    """A new user's finding: a MultiPL-E shell test that exits 1 with nothing on stdout or stderr (its
+    record has empty input, expected and stdout) showed an empty box under its heading."""
+    from tests.fixtures.rows import jsonl, multipl_rows
+
+    rows = tmp_path / "humaneval-sh.jsonl"
+    rows.write_text(jsonl([r for r in multipl_rows("sh") if r["task_id"] == "JB_2_count_upper"]))
+    results = tmp_path / "S.results.jsonl"
+    assert main(["eval", str(rows), "--format", "multipl-e", "--samples", "column:gpt_solution", "--no-progress",
+                 "--results", str(results)]) == 0
+    row = json.loads(results.read_text())
+    assert row["message"] == "[judgebox] exit status 1, nothing on stdout or stderr"
+    assert {k: row["tests"][0][k] for k in ("input", "expected", "stdout", "stderr", "return_code")} == \
+        {"input": "", "expected": "", "stdout": "", "stderr": "", "return_code": 1}
+    assert main(["report", str(results), "--out", str(tmp_path / "S.html")]) == 0
+    with opened(tmp_path / "S.html", "#p/0") as page:
+        box = page.locator("#problem .failed-test[data-test='0']")
+        box.wait_for()
+        assert box.locator(".test-note").inner_text() == \
+            "the test program gave no output (nothing on stdout or stderr); the verdict comes from its exit status (1)"
+        assert box.locator("pre").count() == 0

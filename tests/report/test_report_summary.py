@@ -135,11 +135,36 @@ def test_a_tokenizer_that_cannot_load_says_why_without_going_to_the_network(tmp_
 
 
 def test_a_directory_or_file_that_holds_no_tokenizer_says_so(tmp_path):
+    """A new user's finding: a directory with no tokenizer files (``--tokenizer /tmp``) gave the first
+    line of transformers' message, cut off: ``(ValueError: Couldn't instantiate the backend tokenizer
+    from one of: )``."""
     pytest.importorskip("transformers")
     results, _ = rollout_with_summary(tmp_path, "unused")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(ValueError, match=rf"^--tokenizer {tmp_path / 'empty'}: cannot load a tokenizer from the directory "
-                                         rf"{tmp_path / 'empty'} \("):
+    (tmp_path / "empty" / "notes.txt").write_text("not a tokenizer")
+    with pytest.raises(ValueError) as err:
         write_report(results, tmp_path / "t.html", tokenizer=str(tmp_path / "empty"))
+    assert str(err.value) == (f"--tokenizer {tmp_path / 'empty'}: {tmp_path / 'empty'} has no tokenizer files "
+                              "(tokenizer.json or tokenizer_config.json); the token view needs a tokenizer: give a model "
+                              "directory with --tokenizer PATH, or leave the token view out with --no-tokens")
     with pytest.raises(ValueError, match=rf"^--tokenizer {results}: {results}: not a directory \(a file\); "):
         write_report(results, tmp_path / "t.html", tokenizer=str(results))
+
+
+def test_a_tokenizer_that_fails_to_load_keeps_the_whole_reason_on_one_line(tmp_path):
+    """transformers' reason for a tokenizer_config.json it cannot build a tokenizer from spans several
+    lines; the error keeps all of them, joined (it kept the first: "... from one of: )")."""
+    transformers = pytest.importorskip("transformers")
+    results, _ = rollout_with_summary(tmp_path, "unused")
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "tokenizer_config.json").write_text("{}")
+    with pytest.raises(Exception) as raw:  # what transformers itself says of this directory
+        transformers.AutoTokenizer.from_pretrained(str(tmp_path / "model"), local_files_only=True)
+    reason = [line.strip() for line in str(raw.value).splitlines() if line.strip()]
+    with pytest.raises(ValueError) as err:
+        write_report(results, tmp_path / "t.html", tokenizer=str(tmp_path / "model"))
+    assert str(err.value) == (f"--tokenizer {tmp_path / 'model'}: cannot load a tokenizer from the directory "
+                              f"{tmp_path / 'model'} ({type(raw.value).__name__}: {' '.join(reason)}); the token view "
+                              "needs a tokenizer: give a model directory with --tokenizer PATH, or leave the token view "
+                              "out with --no-tokens")
+    assert "\n" not in str(err.value)

@@ -1,13 +1,15 @@
 """The report page's own behaviour, opened in headless Chromium on small hand-made files: record-given
 names are only names (a verdict called ``__proto__``), an unknown problem in the URL says so, anchors
 land below the sticky header, long task ids wrap, no empty row is drawn, the comparison shows signed
-percentage points linked to the problem, a page without the run's summary says what it cannot know,
-and a verl line shows its ground truth, step and reward extras, labelled by score when it has no
-verdict."""
+percentage points linked to the problem (ties in task order; the file itself refused, a run of another
+dataset warned of), a page without the run's summary says what it cannot know, and a verl line shows
+its ground truth, step and reward extras, labelled by score when it has no verdict."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,7 +49,8 @@ def test_a_verdict_named_like_an_object_property_is_only_a_name(tmp_path):
 def test_an_unknown_problem_or_sample_in_the_url_says_so(tmp_path):
     page_file = report(tmp_path, "e", *evals({"A": ["accepted"], "B": ["wrong_answer"]}))
     with opened(page_file, "#p/999") as page:
-        assert page.inner_text("#loading .not-found") == "no problem 999 in this report (its problems are #p/0 to #p/1)"
+        assert page.inner_text("#loading .not-found") == \
+            "no problem number 999 in this report (its problems are numbered #p/0 to #p/1)"  # not a task id
         assert page.locator("main > section:not([hidden])").count() == 0
         go(page, "t/1/7", "#loading .not-found >> text=no sample")
         assert page.inner_text("#loading .not-found") == "no sample 7 of problem B in this report (it has 1)"
@@ -161,3 +164,51 @@ def test_a_failed_harness_test_shows_what_failed_not_an_empty_diff(tmp_path):
          "stderr": "tests: Assertion `candidate(1) == 2' failed.\n"}]}
     test = sample(row, "eval", 0)["tests"][0]
     assert "diff" not in test and test["stderr"].startswith("tests: Assertion `candidate(1) == 2'")
+
+
+def test_compare_refuses_the_file_itself_and_warns_of_another_dataset(tmp_path, capsys):
+    """A new user's findings: --compare took the file itself, and a run of another dataset (no task id in
+    common, or records naming another dataset) without a word."""
+    here = lines(tmp_path / "e.jsonl", *evals({"HumanEval/1": ["accepted"], "HumanEval/2": ["wrong_answer"]}))
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", str(here), "--compare", str(tmp_path / "." / "e.jsonl"), "--out", str(tmp_path / "x.html")])
+    assert exit_.value.code == 1
+    assert capsys.readouterr().err == (f"judgebox report: --compare {tmp_path / 'e.jsonl'}: that is the file this report "
+                                       f"is of ({here}); compare it with another run's results or trajectories jsonl\n")
+    assert not (tmp_path / "x.html").exists()
+    mbpp = lines(tmp_path / "mbpp.jsonl", *evals({"1": ["accepted"], "2": ["accepted"]}))
+    proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "report", str(here), "--compare", str(mbpp), "--out",
+                           str(tmp_path / "m.html")], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    warning = (f"--compare {mbpp} has no task id in common with {here} (another dataset?): every problem is in "
+               "one file only")
+    assert (proc.returncode, proc.stderr) == (0, warning + "\n")
+    with opened(tmp_path / "m.html", "#compare") as page:
+        assert page.inner_text("#compare-warning") == warning
+    # the same task ids, records of two datasets (their own "dataset" field)
+    he = lines(tmp_path / "he.jsonl", *[{**r, "dataset": "humaneval"} for r in evals({"HumanEval/1": ["accepted"]})])
+    plus = lines(tmp_path / "plus.jsonl", *[{**r, "dataset": "humaneval-plus"} for r in evals({"HumanEval/1": ["wrong_answer"]})])
+    page_file = report(tmp_path, "he2", *[{**r, "dataset": "humaneval"} for r in evals({"HumanEval/1": ["accepted"]})],
+                       args=["--compare", str(plus)])
+    with opened(page_file, "#compare") as page:
+        assert page.inner_text("#compare-warning") == (f"--compare {plus} is a run of the dataset humaneval-plus, "
+                                                       f"{tmp_path / 'he2.jsonl'} of humaneval: a comparison of two "
+                                                       "datasets, not of two runs of one")
+    page_file = report(tmp_path, "same", *evals({"HumanEval/1": ["wrong_answer"]}), args=["--compare", str(he)])
+    with opened(page_file, "#compare") as page:  # one dataset named on one side only: no warning
+        assert page.locator("#compare-warning").count() == 0 and page.locator("#compare-list").count() == 1
+
+
+def test_compare_ties_are_in_task_order(tmp_path):
+    """A new user's finding: problems with the same change kept the files' order (HumanEval/10 before
+    HumanEval/2); ties are in the problem list's natural order."""
+    ids = ["HumanEval/10", "HumanEval/2", "HumanEval/1", "HumanEval/11"]
+    here = evals({t: ["wrong_answer"] for t in ids} | {"HumanEval/30": ["accepted"], "HumanEval/4": ["accepted"]})
+    other = lines(tmp_path / "other.jsonl", *evals({t: ["accepted"] for t in ids[::-1]} | {"HumanEval/20": ["accepted"],
+                                                                                            "HumanEval/3": ["accepted"]}))
+    page_file = report(tmp_path, "e", *here, args=["--compare", str(other)])
+    with opened(page_file, "#compare") as page:
+        rows = page.eval_on_selector_all("#compare-list tr[data-task]", "rows => rows.map(r => [r.dataset.task, r.dataset.change])")
+        assert rows == [["HumanEval/1", "regression"], ["HumanEval/2", "regression"], ["HumanEval/10", "regression"],
+                        ["HumanEval/11", "regression"], ["HumanEval/4", "only_here"], ["HumanEval/30", "only_here"],
+                        ["HumanEval/3", "only_other"], ["HumanEval/20", "only_other"]]
+        assert page.locator("#compare-warning").count() == 0

@@ -196,16 +196,18 @@
     for (const t of tests) {
       if (t.verdict === "accepted") continue;
       const box = el("div", { class: "failed-test", "data-test": t.index }, el("h3", { text: `test ${t.index}: ${t.verdict}` }));
+      if (t.code) box.append(el("div", { class: "muted", text: "test code (checked inside the test program: there is no expected output to compare with stdout)" }), pre(t.code, "test-code"));
       if (t.input) box.append(el("div", { class: "muted", text: "input" }), pre(t.input));
-      if (t.diff) {
+      if (t.diff && t.diff.length) {
         const d = el("pre", { class: "diff" });
         for (const [op, line] of t.diff) d.append(el("span", { class: op === "-" ? "d-del" : op === "+" ? "d-add" : op === "…" ? "d-cut" : null, text: (op === "…" ? "" : op + " ") + line }));
-        box.append(el("div", { class: "muted", text: "expected (−) vs actual (+)" }), t.diff_note ? el("div", { class: "note diff-note", text: t.diff_note }) : null, d);
+        add(box, el("div", { class: "muted", text: "expected (−) vs actual (+)" }), t.diff_note ? el("div", { class: "note diff-note", text: t.diff_note }) : null, d);
       } else {
         if (t.expected) box.append(el("div", { class: "muted", text: "expected" }), pre(t.expected));
         if (t.stdout && t.stdout.trim()) box.append(el("div", { class: "muted", text: "stdout" }), pre(t.stdout));
       }
       if (t.stderr) box.append(el("div", { class: "muted", text: "stderr (tail)" }), pre(t.stderr, "stderr"));
+      if (t.note) box.append(el("p", { class: "note test-note", text: t.note }));
       wrap.append(box);
     }
     return wrap;
@@ -316,6 +318,7 @@
     const chunkOf = new Map(HEAD.problems.map(p => [p.task_id, p.chunk]));
     root.replaceChildren(el("p", { class: "muted", text: `this run vs ${c.file}: problems whose pass rate differs, regressions first (${c.rows.length}); `
       + `Δ = pass rate here − pass rate in ${c.file}, in percentage points (pp)` }));
+    if (c.note) root.append(el("p", { class: "note", id: "compare-warning", text: c.note }));
     if (!c.rows.length) { root.append(el("p", { class: "note", id: "compare-none", text: `no problem's pass rate differs between this run and ${c.file}` })); return; }
     const task = r => chunkOf.has(r.task_id) ? el("a", { href: "#p/" + chunkOf.get(r.task_id), text: r.task_id }) : el("span", { text: r.task_id + " (not in this run)" });
     root.append(table(["task", "change", { label: "here", num: 1 }, { label: "other", num: 1 }, { label: "Δ", num: 1 }],
@@ -329,7 +332,7 @@
     const h = location.hash.slice(1) || "overview", parts = h.split("/");
     const problem = parts[0] === "p" || parts[0] === "t" ? HEAD.problems.find(p => String(p.chunk) === parts[1]) : null;
     try {
-      if ((parts[0] === "p" || parts[0] === "t") && !problem) notFound(`no problem ${parts[1] || "(none named)"} in this report (its problems are #p/0 to #p/${HEAD.problems.length - 1})`);
+      if ((parts[0] === "p" || parts[0] === "t") && !problem) notFound(`no problem number ${parts[1] || "(none named)"} in this report (its problems are numbered #p/0 to #p/${HEAD.problems.length - 1})`);
       else if (parts[0] === "p") await renderProblem(problem.chunk);
       else if (parts[0] === "t" && !(/^\d+$/.test(parts[2] || "") && +parts[2] < problem.samples)) notFound(`no sample ${parts[2] || "(none named)"} of problem ${problem.task_id} in this report (it has ${problem.samples})`);
       else if (parts[0] === "t") await renderTrajectory(problem.chunk, +parts[2]);
