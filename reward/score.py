@@ -6,7 +6,10 @@ call (verl's ``BatchRewardManager`` signature)."""
 from __future__ import annotations
 
 import concurrent.futures
+import difflib
+import json
 import threading
+from collections.abc import Mapping
 from typing import Any, Callable, Optional, Sequence, TypeVar, Union
 
 from judgebox.sandbox.client import SandboxClient
@@ -76,19 +79,37 @@ SCORE_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
 #: The keys of every :func:`compute_score` result, in order (:data:`SCORE_FIELDS`).
 SCORE_KEYS = tuple(SCORE_FIELDS)
 
+#: The keywords :func:`compute_score` and :func:`compute_score_batch` read (their docstrings say what
+#: each does): verl's ``custom_reward_function.reward_kwargs`` reach them as keywords.
+SCORE_KWARGS = ("sandbox_fusion_url", "sandbox_url", "score_mode", "language", "extract_policy",
+                "stop_on_first_failure", "total_timeout", "memory_limit_mb", "run_timeout",
+                "concurrent_semaphore", "infra_score", "on_tamper")
+#: Keywords verl itself passes to a custom reward function beside ``data_source``, ``solution_str``,
+#: ``ground_truth`` and ``extra_info`` (or the batch's plurals): accepted and ignored, so that verl's
+#: calls never fail. Any other keyword is a ``TypeError`` (a misspelt ``reward_kwargs`` entry used to
+#: change the reward silently). keyword -> where verl passes it (verl 0.9).
+VERL_KWARGS: dict[str, str] = {
+    "reward_router_address": "the reward loop's managers when a reward model router runs "
+                             "(verl/experimental/reward_loop/reward_manager/{naive,dapo,gdpo,limited,remote,batch}.py, "
+                             "extra_reward_kwargs)",
+    "reward_model_tokenizer": "beside reward_router_address, the same managers (extra_reward_kwargs)",
+}
+
 
 def compute_score(data_source: Optional[str] = None, solution_str: str = "", ground_truth: Any = None,
                   extra_info: Optional[dict] = None, **kwargs: Any) -> dict[str, Any]:
-    """verl ``custom_reward_function``: score one completion. Thread-safe; unknown kwargs are ignored.
+    """verl ``custom_reward_function``: score one completion. Thread-safe.
 
     Args:
         data_source: the dataset name (informational).
-        solution_str: the model completion; the code is extracted with
-            :func:`judgebox.reward.extract.extract_code`.
+        solution_str: the model completion (a ``str``; ``None`` or ``""`` is a wrong answer); the code
+            is extracted with :func:`judgebox.reward.extract.extract_code`. ``bytes`` are refused, not
+            decoded: verl passes the tokenizer's text, so bytes are a caller's mistake and judgebox does
+            not guess their encoding.
         ground_truth: a :class:`TestSpec` (object, dict or JSON string with ``kind``), verl/APPS
             ``in_outs`` or open-r1 ``verification_info`` (dict or JSON string; a ``language`` key
             sets the language).
-        extra_info: may carry ``language``.
+        extra_info: ``None`` or a dict; may carry ``language``.
         kwargs (all optional): ``sandbox_fusion_url``/``sandbox_url`` (default: environment, else
             embedded), ``score_mode`` (``"binary"`` default, or ``"pass_rate"``), ``language``,
             ``extract_policy`` (``"last"``/``"first"``), ``stop_on_first_failure`` (binary mode
@@ -98,7 +119,8 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
             ``concurrent_semaphore`` (held while the sandbox runs this submission),
             ``infra_score`` (score reported when the verdict is unknown, default 0.0; check
             ``infra_error``), ``on_tamper`` (``"report"`` or ``"reject"``: see
-            :func:`judgebox.reward.judge.judge`; default the spec's).
+            :func:`judgebox.reward.judge.judge`; default the spec's); these are :data:`SCORE_KWARGS`.
+            The keywords verl itself passes (:data:`VERL_KWARGS`) are accepted and ignored.
 
     Returns:
         a dict with exactly :data:`SCORE_KEYS`, described in :data:`SCORE_FIELDS`: ``score`` (float),
@@ -112,9 +134,14 @@ def compute_score(data_source: Optional[str] = None, solution_str: str = "", gro
         verl's ``reward_extra_info`` needs.
 
     Raises:
+        TypeError: a keyword that is none of the above (the message names the closest known one), a
+            ``solution_str`` that is not a ``str`` or ``None``, or an ``extra_info`` that is not a dict
+            or ``None``.
         ValueError: ``on_tamper`` is not ``"report"`` or ``"reject"``, or ``score_mode`` is not
             ``"binary"`` or ``"pass_rate"``.
     """
+    _check_keywords("compute_score", kwargs, ("data_source", "solution_str", "ground_truth", "extra_info"))
+    _check_sample("compute_score", solution_str, "solution_str", extra_info, "extra_info")
     _on_tamper(kwargs)
     _binary(kwargs)
     prepared = _prepared(solution_str, ground_truth, extra_info, kwargs)
@@ -155,13 +182,18 @@ def compute_score_batch(data_sources: Optional[Sequence[Optional[str]]] = None,
         one dict per completion, in order, equal to what :func:`compute_score` returns for it.
 
     Raises:
-        ValueError: the sequences differ in length, or a keyword is bad as for :func:`compute_score`.
+        TypeError: a keyword, a ``solution_strs[i]`` or an ``extra_infos[i]`` is bad as for
+            :func:`compute_score` (the message names it).
+        ValueError: the sequences differ in length, or a keyword's value is bad as for :func:`compute_score`.
     """
+    _check_keywords("compute_score_batch", kwargs, ("data_sources", "solution_strs", "ground_truths", "extra_infos"))
     n = len(solution_strs)
     extra_infos = list(extra_infos) if extra_infos is not None else [None] * n
     if len(ground_truths) != n or len(extra_infos) != n or (data_sources is not None and len(data_sources) != n):
         raise ValueError(f"compute_score_batch: {n} solution_strs, {len(ground_truths)} ground_truths and "
                          f"{len(extra_infos)} extra_infos; pass one of each per completion")
+    for i, (s, e) in enumerate(zip(solution_strs, extra_infos)):
+        _check_sample("compute_score_batch", s, f"solution_strs[{i}]", e, f"extra_infos[{i}]")
     binary, _ = _binary(kwargs), _on_tamper(kwargs)
     scores: list[Any] = [_prepared(s, g, e, kwargs) for s, g, e in zip(solution_strs, ground_truths, extra_infos)]
     todo = [i for i, p in enumerate(scores) if not isinstance(p, dict)]
@@ -185,6 +217,26 @@ def compute_score_batch(data_sources: Optional[Sequence[Optional[str]]] = None,
     for i, j in zip(todo, judgements):
         scores[i] = _score(j, binary, kwargs)
     return scores
+
+
+def _check_keywords(where: str, kwargs: dict[str, Any], params: tuple[str, ...]) -> None:
+    """``TypeError`` for a keyword that is neither :data:`SCORE_KWARGS` nor :data:`VERL_KWARGS`,
+    naming the closest of those and ``params`` (the function's named parameters)."""
+    for name in kwargs:
+        if name not in SCORE_KWARGS and name not in VERL_KWARGS:
+            close = difflib.get_close_matches(name, [*params, *SCORE_KWARGS], n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}?" if close else f"known keywords: {', '.join(SCORE_KWARGS)}"
+            raise TypeError(f"{where} got an unexpected keyword argument {name!r}; {hint}")
+
+
+def _check_sample(where: str, solution_str: Any, solution_name: str, extra_info: Any, extra_name: str) -> None:
+    """``TypeError`` naming the argument when a completion is not text or its ``extra_info`` not a dict."""
+    if solution_str is not None and not isinstance(solution_str, str):
+        hint = " (decode it first; judgebox does not guess an encoding)" if isinstance(solution_str, (bytes, bytearray)) else ""
+        raise TypeError(f"{where}: {solution_name} must be a str (the completion) or None, "
+                        f"got {type(solution_str).__name__}{hint}")
+    if extra_info is not None and not isinstance(extra_info, Mapping):
+        raise TypeError(f"{where}: {extra_name} must be a dict or None, got {type(extra_info).__name__}")
 
 
 def _binary(kwargs: dict[str, Any]) -> bool:
@@ -219,8 +271,29 @@ def _prepared(solution_str: str, ground_truth: Any, extra_info: Optional[dict],
     try:
         spec = TestSpec.from_ground_truth(ground_truth, **overrides)
     except TestDataError as exc:
-        return _score(Judgement(verdict=Verdict.test_data_error, message=str(exc)), _binary(kwargs), kwargs)
+        given = _given(ground_truth)
+        message = f"{exc}; got {given}" if given else str(exc)
+        return _score(Judgement(verdict=Verdict.test_data_error, message=message), _binary(kwargs), kwargs)
     return spec, extract_code(solution_str or "", spec.language, kwargs.get("extract_policy", "last"))
+
+
+def _given(ground_truth: Any) -> Optional[str]:
+    """What a ground truth of none of the formats' shapes holds (``None``, ``int``, ``{'inputs': str,
+    'outputs': int}``), added to its ``test_data_error`` message: the bare message is the same for all
+    of them and is logged once, so a second such row logged nothing. ``None`` when the value has a
+    format's shape (the message names the bad field) or is not JSON (the message says so)."""
+    if isinstance(ground_truth, (str, bytes)):
+        try:
+            ground_truth = json.loads(ground_truth)
+        except ValueError:
+            return None
+    if not isinstance(ground_truth, dict):
+        return "None" if ground_truth is None else type(ground_truth).__name__
+    if "kind" in ground_truth or isinstance(ground_truth.get("test_cases"), list) or (
+            isinstance(ground_truth.get("inputs"), list) and isinstance(ground_truth.get("outputs"), list)):
+        return None
+    fields = [f"{k!r}: {type(v).__name__}" for k, v in list(ground_truth.items())[:6]]
+    return "{" + ", ".join(fields + (["..."] if len(ground_truth) > 6 else [])) + "}"
 
 
 def _gated(gate: Optional[threading.Semaphore], fn: Callable[..., T], *args: Any, **kw: Any) -> T:

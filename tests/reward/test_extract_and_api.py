@@ -77,7 +77,7 @@ def test_compute_score_fixed_keys_binary_and_pass_rate_modes():
     """BUG-021 via compute_score: binary 0, pass_rate 11/12; every result has the same keys."""
     gt = json.dumps({"inputs": [f"{i}\n" for i in range(1, 13)], "outputs": [f"{2 * i}\n" for i in range(1, 13)]})
     code = "```python\nn = int(input()); print(2*n if n != 11 else 0)\n```"
-    binary = compute_score("apps", code, gt, None, unknown_kwarg=1)
+    binary = compute_score("apps", code, gt, None)
     rate = compute_score(data_source="apps", solution_str=code, ground_truth=gt, score_mode="pass_rate")
     assert set(binary) == set(rate) == set(SCORE_KEYS)
     assert binary["score"] == 0.0 and binary["acc"] is False
