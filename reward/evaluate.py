@@ -124,8 +124,13 @@ def dataset_samples(problems: list[Problem], source: str) -> list[Sample]:
         pairs = [(p.task_id, p.columns[column]) for p in problems if column in p.columns]
     else:
         raise ValueError(f"--samples {source!r}: use a file path, 'gold' or 'column:NAME'")
+    if not problems:
+        raise ValueError("the dataset has no rows")
     if not pairs:
-        columns = sorted({c for p in problems for c in p.columns})
+        # only columns that read like programs (several lines in most rows) are offered: an id or a
+        # uuid column scored as code is a silent nonsense run (a new user followed such a hint)
+        columns = sorted({c for p in problems for c in p.columns
+                          if sum("\n" in q.columns.get(c, "") for q in problems) * 2 > len(problems)})
         what = "no reference solutions" if source == "gold" else f"no column {source.split(':', 1)[1]!r}"
         instead = (f"use --samples column:{columns[0]}" + (f" (its text columns: {', '.join(columns)})"
                                                             if len(columns) > 1 else "")

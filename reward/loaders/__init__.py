@@ -73,12 +73,18 @@ def load_problems(path: Union[str, Path], format: str, *, data_source: Optional[
             ``run_timeout`` seconds, ``memory_limit_MB`` MiB).
 
     Raises:
-        ValueError: unknown format (the message lists the known ones), an unreadable file, a row
-            missing a required field, or duplicate task ids.
+        ValueError: unknown format (the message lists the known ones), an unreadable or empty file,
+            a row missing a required field, or duplicate task ids.
     """
     if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; use one of: {', '.join(FORMATS)}")
+        import difflib
+
+        near = " or ".join(map(repr, difflib.get_close_matches(format, FORMATS, n=2, cutoff=0.5)))
+        raise ValueError(f"unknown format {format!r}; " + (f"did you mean {near}? " if near else "")
+                         + f"use one of: {', '.join(FORMATS)}")
     numbered = read_numbered_rows(path)
+    if not numbered:  # not "no reference solutions" nor "task_id '1' is not in the dataset" later
+        raise ValueError(f"{path}: no rows (the data file is empty)")
     return convert_rows([row for _, row in numbered], format, str(path), data_source or Path(path).name.split(".")[0],
                         places=[place for place, _ in numbered],
                         **spec_overrides)

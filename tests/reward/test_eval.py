@@ -272,6 +272,23 @@ def test_chart_and_unusable_test_data(tmp_path):
     assert summary["unscorable_reasons"] == {"test_data": 1}  # the dataset's fault, not the sandbox's
 
 
+def test_the_column_hint_offers_only_columns_that_read_like_programs():
+    """The third walk: SandboxFusion's code-contests rows without a reference got "use --samples
+    column:__internal_uuid__", and following it scored uuid strings as code (exit 0)."""
+    from judgebox.reward.loaders import Problem
+
+    def row(i: int, **columns: str) -> Problem:
+        return Problem(task_id=str(i), data_source="d", columns=columns)
+
+    ids = [row(i, __internal_uuid__=f"5f0c-{i}", title=f"t{i}") for i in range(3)]
+    with pytest.raises(ValueError, match=r"^--samples gold: this dataset has no reference solutions; give a samples "
+                                         r"file \(jsonl of task_id \+ completion\)$"):
+        dataset_samples(ids, "gold")
+    code = [row(i, __internal_uuid__=f"5f0c-{i}", solution="import sys\nprint(1)") for i in range(3)]
+    with pytest.raises(ValueError, match=r"no reference solutions; use --samples column:solution$"):
+        dataset_samples(code, "gold")
+
+
 def test_a_results_file_of_other_samples_is_refused(tmp_path):
     problems, _ = load_dataset("humaneval")
     first = problems[:1]

@@ -107,8 +107,14 @@ def test_unknown_format_and_missing_field_are_clear(tmp_path):
     path = write_jsonl(tmp_path / "rows.jsonl", [{"task_id": 1}])
     with pytest.raises(ValueError, match="unknown format 'nope'; use one of: humaneval"):
         load_problems(path, "nope")
+    with pytest.raises(ValueError, match="unknown format 'mpbb'; did you mean 'mbxp' or 'mbpp'\\? use one of: "):
+        load_problems(path, "mpbb")  # the third walk: a misspelt format got no "did you mean"
     with pytest.raises(ValueError, match=r"rows.jsonl:1: format 'mbpp' needs the field '(text|prompt)'"):
         load_problems(path, "mbpp")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(ValueError, match=r"empty.jsonl: no rows \(the data file is empty\)$"):
+        load_problems(empty, "mbpp")  # was "no reference solutions", or "task_id '1' is not in the dataset"
 
 
 # --- HumanEval / MBPP --------------------------------------------------------------------------
