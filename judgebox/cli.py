@@ -721,7 +721,6 @@ def _backend(args: argparse.Namespace, config):
     """The generation backend named by ``--backend``."""
     if args.backend == "vllm":
         import os
-
         import warnings
 
         # vLLM's start-up lines only on request (each variable is read at import, by the engine's

@@ -246,7 +246,7 @@ def test_after_an_interrupt_another_ctrl_c_is_a_note_not_a_traceback(capsys):
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         assert _resumable(interrupted(), "results", "r.jsonl") == (None, 130)
-        assert "run the same command to resume; waiting for the programs still running to end" in capsys.readouterr().out
+        assert "run the same command to resume; waiting for the programs still running to end" in capsys.readouterr().err
         for signum in (signal.SIGINT, signal.SIGTERM):
             os.kill(os.getpid(), signum)  # no KeyboardInterrupt, no exit: one line
         err = capsys.readouterr().err
