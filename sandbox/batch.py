@@ -87,7 +87,7 @@ def error_message(error: dict) -> str:
     if error.get("type") == "extra_forbidden" and "cases" in error.get("loc", ()):
         return ("not a field of a case (a case has stdin, files and fetch_files; /run_tests compares no "
                 "output: judge the run results, e.g. with judgebox.reward.judge)")
-    return str(error.get("msg"))
+    return str(error.get("msg")).removeprefix("Value error, ")  # pydantic's prefix to a validator's words
 
 
 def validation_detail(exc: ValidationError) -> str:

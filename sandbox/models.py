@@ -268,6 +268,24 @@ class _Request(BaseModel):
 
     _check_fetch = field_validator("fetch_files")(classmethod(lambda cls, v: validate_run_paths(v, "fetch_files")))
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_misspelt_field(cls, data: Any) -> Any:
+        """A key close to a field's name is a typo (``run_timout``, ``stdn``, ``memory_limit_mb``): a
+        422 naming it, never a run without the limit or the input it meant. Other unknown keys are
+        ignored, as SandboxFusion's server ignores them (clients send their own extras)."""
+        if isinstance(data, dict):
+            import difflib
+
+            known = [name for name, field in cls.model_fields.items() for name in (name, field.alias) if name]
+            for key in data:
+                if isinstance(key, str) and key not in known:
+                    close = difflib.get_close_matches(key, known, n=1, cutoff=0.8) or \
+                        [k for k in known if k.lower() == key.lower()]
+                    if close:
+                        raise ValueError(f"{key!r} is not a field of this request; did you mean {close[0]!r}?")
+        return data
+
 
 class RunCodeRequest(_Request):
     """``POST /run_code`` body (SandboxFusion ``RunCodeRequest``).

@@ -20,6 +20,7 @@ import sandbox_fusion
 from judgebox.sandbox import LocalSandbox, runfs
 from judgebox.sandbox.errors import SandboxRequestError
 from judgebox.sandbox.languages import RECIPES
+from tests.conftest import HTTP_TIMEOUT
 
 #: One program per language: reads an integer from stdin and prints its double (test runners print
 #: their summary instead). Java's public class is deliberately not ``Main``.
@@ -251,6 +252,11 @@ BAD_BODIES = [
     ({"code": "1", "language": "python", "files": {"./": ""}}, "files", "names a folder, not a file"),
     ({"code": "1", "language": "python", "files": {"a/": ""}}, "files", "names a folder, not a file"),
     ({"code": "1", "language": "python", "files": {"a": "", "a/b": ""}}, "files", "also the folder of another"),
+    # the third walk: a misspelt field ran without the limit or input it meant (the typo was ignored)
+    ({"code": "1", "language": "python", "run_timout": 1}, "body",
+     "'run_timout' is not a field of this request; did you mean 'run_timeout'?"),
+    ({"code": "1", "language": "python", "stdn": "x"}, "body", "did you mean 'stdin'?"),
+    ({"code": "1", "language": "python", "memory_limit_mb": 64}, "body", "did you mean 'memory_limit_MB'?"),
 ]
 
 
@@ -261,6 +267,14 @@ def test_malformed_request_is_422_naming_the_field(live_server, body, field, fix
     assert r.status_code == 422
     errors = r.json()["detail"]
     assert any(field in err["loc"] and fix in err["msg"] for err in errors), errors
+
+
+def test_a_foreign_field_is_ignored_as_sandboxfusion_ignores_it_and_no_message_has_pydantics_prefix(live_server):
+    r = httpx.post(f"{live_server}/run_code", json={"code": "print(1)", "language": "python", "client_tag": "x"},
+                   timeout=HTTP_TIMEOUT)
+    assert r.status_code == 200 and r.json()["run_result"]["stdout"] == "1\n"
+    r = httpx.post(f"{live_server}/run_code", json={"code": "1", "language": "pyhton"}, timeout=HTTP_TIMEOUT)
+    assert r.json()["detail"][0]["msg"].startswith("'pyhton' is not a language name")  # not "Value error, ..."
 
 
 def test_a_file_named_like_the_program_is_422_not_a_silent_replacement(live_server):
