@@ -161,6 +161,11 @@ def _port_free(host: str, port: int) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
             sock.bind(address)
     except OSError as exc:
+        import errno
+
+        if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:  # the host is the problem
+            raise UsageError(f"--host {host}: cannot listen on {host}:{port} ({exc.strerror or exc}); give an "
+                             "address of this machine (127.0.0.1, 0.0.0.0 for every interface)") from None
         raise UsageError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror or exc}); another server "
                          "may hold it: give another --port, or stop that server") from None
 
@@ -428,6 +433,8 @@ def _eval(args: argparse.Namespace) -> int:
     if args.chart:
         from judgebox.extras import require
 
+        if Path(args.chart).suffix.lower() != ".png":  # it wrote PNG bytes into c.pdf
+            raise UsageError(f"--chart {args.chart}: the chart is a PNG image; give a path ending in .png")
         require("matplotlib")  # before the scoring, not after it
     run = str(results.resolve())
     _outputs([("DATASET", args.dataset, "input"), ("--samples", args.samples, "input"),

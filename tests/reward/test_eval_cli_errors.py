@@ -95,6 +95,15 @@ def test_a_port_in_use_is_one_line_and_exit_1(tmp_path):
                                "use); another server may hold it: give another --port, or stop that server")
 
 
+def test_an_address_not_of_this_machine_blames_the_host_not_the_port(tmp_path):
+    """The third walk: ``serve --host 1.2.3.4`` said "--port 80: ... another server may hold it"."""
+    proc = judgebox("serve", "--host", "192.0.2.1", "--port", "8080", cwd=tmp_path, check=False)  # TEST-NET-1
+    assert proc.returncode == 1
+    assert only_line(proc) == ("judgebox serve: --host 192.0.2.1: cannot listen on 192.0.2.1:8080 (Cannot assign "
+                               "requested address); give an address of this machine (127.0.0.1, 0.0.0.0 for every "
+                               "interface)")
+
+
 def test_a_report_page_given_as_the_file_to_report_is_named_as_such(tmp_path):
     """Issue 39, item 10: ``judgebox report page.html`` complained about an --out the user never gave."""
     (tmp_path / "page.html").write_text('<!doctype html>\n<html><head><meta name="generator" content="judgebox report">')
@@ -288,3 +297,11 @@ def test_a_resume_says_what_it_leaves_out(tmp_path):
             "samples\n  1 results in r.jsonl are for samples not in this run: kept in the file, not in this summary\n"
             "  1 older repeated lines of a sample dropped from r.jsonl (the newest of each is kept)\n") in again.stdout
     assert len(results.read_text().splitlines()) == 2
+
+
+def test_a_chart_path_that_is_not_png_is_refused_before_scoring(tmp_path):
+    """The third walk: ``--chart c.pdf`` wrote PNG bytes into c.pdf."""
+    proc = judgebox("eval", "humaneval", "--samples", "gold", "--chart", "c.pdf", cwd=tmp_path, check=False)
+    assert proc.returncode == 1 and not (tmp_path / "c.pdf").exists()
+    assert only_line(proc) == "judgebox eval: --chart c.pdf: the chart is a PNG image; give a path ending in .png"
+    assert not (tmp_path / "judgebox-results").exists() or not any((tmp_path / "judgebox-results").iterdir())
