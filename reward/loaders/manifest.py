@@ -112,7 +112,8 @@ def data_dirs() -> list[Path]:
 
 def list_manifests() -> list[Manifest]:
     """Every manifest, sorted by name. Raises ``ValueError`` naming a malformed manifest file."""
-    return [read_manifest(p) for p in sorted(manifests_dir().glob("*.yaml"))]
+    # by name, not file name: "humaneval.yaml" sorts after "humaneval-x-rust.yaml" ("-" < ".")
+    return sorted((read_manifest(p) for p in manifests_dir().glob("*.yaml")), key=lambda m: m.name)
 
 
 def read_manifest(path: Path) -> Manifest:

@@ -359,6 +359,14 @@ def dataset_blocks(out: str) -> dict[str, str]:
     return {block.split(":")[0]: block for block in blocks}
 
 
+def test_datasets_are_listed_by_name():
+    """The third walk: ``humaneval`` came after ``humaneval-x-rust`` (sorted by file name)."""
+    from judgebox.reward.loaders import list_manifests
+
+    names = [m.name for m in list_manifests()]
+    assert names == sorted(names) and names.index("humaneval") < names.index("humaneval-x-cpp")
+
+
 def test_judgebox_datasets_lists_local_and_missing_datasets():
     proc = subprocess.run([sys.executable, "-m", "judgebox.cli", "datasets", "--long"], capture_output=True,
                           text=True, check=True, env={**os.environ, "COLUMNS": "80"})
