@@ -370,7 +370,9 @@ def settings_flags(group, model) -> None:
             kw["type"] = kind
             kw["metavar"] = {int: "N", float: "X", str: "S"}.get(kind, "V")
         default = "computed" if field.default_factory is not None else field.default
-        kw["help"] = f"{field.description} (default: {default}; {prefix}{name.upper()})"
+        says = "default" in (field.description or "")  # its own words on the default: not a second one
+        shown = "" if says or default is None else f"default: {default}; "
+        kw["help"] = f"{field.description} ({shown}{prefix}{name.upper()})"
         group.add_argument(f"--{name.replace('_', '-')}", **kw)
 
 
