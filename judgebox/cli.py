@@ -60,6 +60,16 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         """Print ``message`` as one line on stderr, with where the usage is, and exit ``USAGE_ERROR``
         (the whole usage of ``eval`` is 30 lines, which hid the one that names the bad flag)."""
+        import re
+
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice:  # a misspelt command: the closest names first (Python 3.14's argparse suggests; 3.10 does not)
+            import difflib
+
+            names = re.findall(r"'([^']*)'", choice[2]) or [c.strip() for c in choice[2].split(",")]
+            near = difflib.get_close_matches(choice[1], names, n=1, cutoff=0.6)
+            if near:
+                message = f"{message}; did you mean {near[0]!r}?"
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -1015,19 +1025,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from judgebox.extras import missing_extra
     from judgebox.sandbox.isolation.unit import IsolationUnavailable
 
+    # the whole command errors are prefixed with: "data convert", not "data"
+    command = " ".join(filter(None, (args.command, getattr(args, f"{args.command}_command", None))))
     try:
         return args.func(args)
     except ModuleNotFoundError as exc:  # a module an extra brings: one line naming the extra
         line = missing_extra(exc)
         if line is None:
             raise
-        parser.exit(USAGE_ERROR, f"judgebox {args.command}: {line}\n")
+        parser.exit(USAGE_ERROR, f"judgebox {command}: {line}\n")
     except (UsageError, OSError, KeyError, ValueError, IsolationUnavailable) as exc:
         if isinstance(exc, OSError) and exc.strerror:  # an OS error with no message of ours
             message = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
         else:
             message = exc.args[0] if exc.args else str(exc)
-        parser.exit(USAGE_ERROR, f"judgebox {args.command}: {message}\n")
+        parser.exit(USAGE_ERROR, f"judgebox {command}: {message}\n")
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ def test_an_output_in_a_missing_directory_is_refused_before_any_work(tmp_path):
     proc = judgebox("data", "convert", "humaneval", "--to", "verl-parquet", "--out", str(out),
                     cwd=tmp_path, check=False)
     assert proc.returncode == 1
-    assert only_line(proc) == f"judgebox data: --out {out}: No such file or directory; {FIX_OUT}"
+    assert only_line(proc) == f"judgebox data convert: --out {out}: No such file or directory; {FIX_OUT}"
     proc = judgebox("eval", "humaneval", "--samples", "gold", "--summary", str(tmp_path), cwd=tmp_path,
                     check=False)
     assert proc.returncode == 1
@@ -305,3 +305,12 @@ def test_a_chart_path_that_is_not_png_is_refused_before_scoring(tmp_path):
     assert proc.returncode == 1 and not (tmp_path / "c.pdf").exists()
     assert only_line(proc) == "judgebox eval: --chart c.pdf: the chart is a PNG image; give a path ending in .png"
     assert not (tmp_path / "judgebox-results").exists() or not any((tmp_path / "judgebox-results").iterdir())
+
+
+def test_a_misspelt_command_gets_did_you_mean_and_a_subcommand_names_itself(tmp_path):
+    """The third walk: ``judgebox evl`` got argparse's list alone; ``data convert`` errors said ``judgebox data:``."""
+    proc = judgebox("evl", cwd=tmp_path, check=False)
+    assert proc.returncode == 1 and "invalid choice: 'evl'" in proc.stderr and "did you mean 'eval'?" in proc.stderr
+    proc = judgebox("data", "convert", "nope.jsonl", "--to", "verl-parquet", "--format", "mbpp", "--out", "x.parquet",
+                    cwd=tmp_path, check=False)
+    assert proc.returncode == 1 and only_line(proc).startswith("judgebox data convert: nope.jsonl: no such file")
