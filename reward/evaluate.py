@@ -177,6 +177,10 @@ def _test_entry(t, spec: Optional[TestSpec]) -> dict[str, Any]:
         entry.update(stdout=t.stdout, stderr=t.stderr)
         if spec is not None:
             entry["input"], entry["expected"] = case_text(spec, t.index)
+            if spec.kind == "harness" and spec.harness:  # the test program (MultiPL-E, HumanEval's check):
+                # its end, where the asserts are, when it is long; a failed shell test prints nothing else
+                tail = spec.harness[-CASE_HEAD:]
+                entry["code"] = tail if len(spec.harness) <= CASE_HEAD else "…" + tail
     return entry
 
 
@@ -202,7 +206,8 @@ def result_row(sample: Sample, judgement: Judgement, elapsed: float, attempts: i
     Besides the verdict and counts it keeps what ``judgebox report`` shows: ``prompt`` (the problem's
     prompt), ``program`` (the code that was judged, after extraction), and for each failed test its
     ``stdout``/``stderr`` heads and tails (2,000 characters) with its ``input`` and ``expected`` output
-    (:func:`case_text`). Accepted tests keep only their verdict, times and exit status.
+    (:func:`case_text`), and a harness test its test program as ``code`` (the last 2,000
+    characters). Accepted tests keep only their verdict, times and exit status.
     """
     row = {
         "task_id": sample.task_id, "sample_id": sample.sample_id, "completion_sha256": sample.digest,

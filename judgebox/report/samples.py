@@ -82,7 +82,7 @@ def _tests(tests: Optional[list[dict]]) -> list[dict]:
             entry["diff"], note = diff(str(t.get("expected", "")), str(t.get("stdout", "")))
             if note:
                 entry["diff_note"] = note
-        shown = ("input", "expected", "code", "diff", "stderr")
+        shown = ("input", "expected", "diff", "stderr")  # what it gave (its test code, if any, is shown too)
         if t.get("verdict") != Verdict.accepted.value and not any(entry.get(k) for k in shown) \
                 and not str(t.get("stdout") or "").strip():
             status = t.get("return_code")
