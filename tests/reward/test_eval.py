@@ -361,7 +361,7 @@ def test_embedded_eval_runs_as_many_programs_at_once_as_it_judges_samples(monkey
     """``judgebox eval --concurrency N`` with the embedded sandbox: N programs at once (its slots were
     the CPU count, so N > CPUs judged only CPU-count samples at once), unless
     ``JUDGEBOX_MAX_CONCURRENCY`` is set or the samples go to a sandbox URL."""
-    from judgebox.cli import _embedded
+    from judgebox.cli.sandboxes import embedded as _embedded
 
     monkeypatch.delenv("JUDGEBOX_MAX_CONCURRENCY", raising=False)
     monkeypatch.delenv("JUDGEBOX_SANDBOX_URL", raising=False)

@@ -247,7 +247,7 @@ def test_a_second_eval_on_a_results_file_being_written_stops_at_once_naming_it(t
 def test_after_an_interrupt_another_ctrl_c_is_a_note_not_a_traceback(capsys):
     """Issue 39, item 10: after the first Ctrl-C nothing said the command waits for the running programs,
     and a second Ctrl-C during that wait printed a threading traceback. Real signals to this process."""
-    from judgebox.cli import _resumable
+    from judgebox.cli.common import resumable as _resumable
 
     async def interrupted():
         raise KeyboardInterrupt  # what asyncio.run raises on the first Ctrl-C

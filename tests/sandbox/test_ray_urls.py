@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from judgebox.cli import UsageError, checked_client, main
+from judgebox.cli import UsageError, main
+from judgebox.cli.sandboxes import checked_client
 from judgebox.sandbox import SandboxClient, SandboxRequestError
 from judgebox.sandbox.ray.cluster import parse_ray_url
 
