@@ -11,10 +11,26 @@
 # itself with its test extras, and then the `default` program runtime (the libraries programs may
 # import, with tsx and Jest for the typescript and jest languages; built once into $JUDGEBOX_CACHE/runtimes,
 # default /var/cache/judgebox, outside the clone).
+#
+#   bash scripts/install.sh           everything the tests use (~5 min on a fresh machine here, apt ~2.5 of them)
+#   bash scripts/install.sh --light   the languages RL code datasets use most (Python, C++, Java, Node.js, Go,
+#                                     Rust) and judgebox: no test-only tools (chromium, Docker, nginx) and none
+#                                     of MultiPL-E's and SandboxFusion's other toolchains; enough for
+#                                     `judgebox eval`/`rollout` on those languages, not for the test suite
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
+light=0
+if [ "${1:-}" = "--light" ]; then light=1; fi
+# the sandbox itself (procps, iproute2, util-linux: setpriv; libseccomp2: its syscall filter) and the
+# six most used languages, with the Debian parts of the `default` runtime they read
+packages=(g++ libssl-dev default-jdk-headless libjavatuples-java junit4 libhamcrest-java nodejs golang-go
+          golang-github-stretchr-testify-dev procps iproute2 util-linux libseccomp2)
+if [ "$light" = 0 ]; then
+  packages+=(nginx-light docker.io docker-compose debootstrap chromium ruby php-cli libtest-deep-perl lua5.4 lua-unit
+             r-base-core racket gdc iverilog libdata-compare-perl scala kotlin junit5 libgtest-dev sqlite3)
+fi
 need=()
-for pkg in g++ default-jdk-headless libjavatuples-java junit4 libhamcrest-java golang-github-stretchr-testify-dev nodejs golang-go nginx-light docker.io docker-compose debootstrap procps iproute2 util-linux libseccomp2 libssl-dev chromium ruby php-cli libtest-deep-perl lua5.4 lua-unit r-base-core racket gdc iverilog libdata-compare-perl scala kotlin junit5 libgtest-dev sqlite3; do
+for pkg in "${packages[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v rustc >/dev/null 2>&1 || need+=(rustc)
@@ -30,7 +46,7 @@ if ! go version 2>/dev/null | grep -Eq 'go1\.(2[2-9]|[3-9][0-9])'; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends -t bookworm-backports golang-go >/dev/null
 fi
-python3 -m pip install -q -e ".[test]"
+if [ "$light" = 1 ]; then python3 -m pip install -q -e .; else python3 -m pip install -q -e ".[test]"; fi
 python3 -m judgebox.cli runtime build --profile default >/dev/null
 # the compile speed-ups of the default workdir root (Go >= 1.20 compiles its standard library into the
 # shared build cache: about 40 s of CPU once, instead of in the first minutes of the tests)
