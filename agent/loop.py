@@ -316,7 +316,8 @@ class ToolAgentLoop:
                 result = GenerationResult([], None, "abort")
             except Exception as exc:  # noqa: BLE001 - an unreachable or failing engine is an aborted turn
                 error = f"{type(exc).__name__}: {exc}"
-                log.warning("trajectory %s: generation failed: %s", traj.request_id, error)
+                log.warning("trajectory %s: generation failed (attempt %d of %d): %s", traj.request_id, attempt + 1,
+                            cfg.max_generation_retries + 1, error)
                 result = GenerationResult([], None, "abort")
             traj.timing["generate_s"] += time.perf_counter() - started
             if result.finish_reason != "abort":

@@ -167,7 +167,7 @@ class Rollout:
             differ = [k for k, v in (self.settings_parts or {}).items() if k not in parts or parts[k] != v] or \
                 [k for k in parts if k not in (self.settings_parts or {})]
             named = ", ".join(differ) if parts and differ else \
-                "the model, --sampling-params, --tools, --config or --system"
+                "the model, --sampling-params, --tools, --config or --system, or an older judgebox wrote it"
             raise ValueError(f"{self.out_path}: its trajectories were generated with other settings ({named} "
                              "differ); give another --out, or the same settings to resume it")
         problems = {p.task_id: p for p in self.problems}

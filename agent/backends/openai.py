@@ -114,7 +114,10 @@ class OpenAIBackend:
                                                wait=wait_exponential(multiplier=0.5, max=5),
                                                retry=retry_if_exception_type(httpx.TransportError)):
                 with attempt:
-                    response = await self.client.post(self.urls[index], json=self.body(prompt_ids, sampling_params))
+                    try:
+                        response = await self.client.post(self.urls[index], json=self.body(prompt_ids, sampling_params))
+                    except httpx.TransportError as exc:  # httpx's words name no server: "All connection attempts failed"
+                        raise type(exc)(f"{self.urls[index]}: {exc}", request=exc.request) from exc
             response.raise_for_status()
         finally:
             self.router.in_flight[index] -= 1

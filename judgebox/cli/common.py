@@ -194,9 +194,13 @@ def json_arg(flag: str, text: Optional[str]) -> dict:
     return value
 
 
-def resume_notes(path: Path, outside: int, duplicates: int, what: str, whose: str) -> None:
+def resume_notes(path: Path, outside: int, duplicates: int, what: str, whose: str, unchecked: int = 0) -> None:
     """What a resume leaves out of the run, said under its "resuming from" line: records the file
-    keeps for ``whose`` (not in this summary, never deleted) and older repeated lines it dropped."""
+    keeps for ``whose`` (not in this summary, never deleted), older repeated lines it dropped, and
+    ``unchecked`` kept records an older judgebox wrote without their tests' fingerprint."""
+    if unchecked:
+        print(f"  {unchecked} {what} kept from {path} were written before judgebox recorded the tests they were "
+              "judged against: if the dataset's tests changed since, give a new path to judge them again")
     if outside:
         print(f"  {outside} {what} in {path} are for {whose}: kept in the file, not in this summary")
     if duplicates:

@@ -94,8 +94,10 @@ def run(args: argparse.Namespace) -> int:
             redo = sum(1 for s in pending if s.key in done)
             print(f"resuming from {results}: keeping {len(samples) - len(pending)} of {len(samples)} results; "
                   f"re-scoring {redo} infrastructure errors; scoring {len(pending) - redo} new samples")
-            resume_notes(results, len(set(done) - {s.key for s in samples}), evaluation.duplicates_dropped,
-                         "results", "samples not in this run")
+            mine = {s.key for s in samples}
+            resume_notes(results, len(set(done) - mine), evaluation.duplicates_dropped, "results",
+                         "samples not in this run", sum(1 for k, r in done.items() if k in mine
+                                                        and "tests_sha256" not in r and r["verdict"] != "infra_error"))
 
     summary, code = resumable(evaluation.run(samples, args.k, progress=not args.no_progress, announce=announce),
                               "results", results)

@@ -120,8 +120,8 @@ def dataset_of(records: Records) -> Optional[str]:
 
 def compare_note(mine: Records, other: Records, dataset: Optional[str] = None) -> Optional[str]:
     """Why comparing ``mine`` with ``other`` may mean nothing: their records name different datasets
-    (``dataset``: ``mine``'s from its summary, when its records name none), or they share no problem;
-    ``None`` when neither."""
+    (``dataset``: ``mine``'s from its summary, when its records name none), they share no problem, or
+    they judged a shared problem against other tests (their ``tests_sha256``); ``None`` when none."""
     here, there = dataset_of(mine) or dataset, dataset_of(other)
     if here is not None and there is not None and here != there:
         return (f"--compare {other.path} is a run of the dataset {there}, {mine.path} of {here}: "
@@ -129,6 +129,17 @@ def compare_note(mine: Records, other: Records, dataset: Optional[str] = None) -
     if not {problem_key(r, mine.kind) for r in mine.rows} & {problem_key(r, other.kind) for r in other.rows}:
         return (f"--compare {other.path} has no task id in common with {mine.path} (another dataset?): "
                 "every problem is in one file only")
+    # the tests each record was judged against (tests_sha256): one task id, other tests, another dataset
+    tests = {}
+    for r in mine.rows:
+        tests.setdefault(problem_key(r, mine.kind), set()).add(r.get("tests_sha256"))
+    differ = sorted({problem_key(r, other.kind) for r in other.rows
+                     if r.get("tests_sha256") and problem_key(r, other.kind) in tests
+                     and r["tests_sha256"] not in tests[problem_key(r, other.kind)]
+                     and None not in tests[problem_key(r, other.kind)]}, key=natural_key)
+    if differ:
+        return (f"--compare {other.path} judged {len(differ)} of the problems both files hold against other tests "
+                f"than {mine.path} (e.g. {differ[0]}; another dataset, or its tests changed between the runs)")
     return None
 
 

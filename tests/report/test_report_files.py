@@ -248,3 +248,21 @@ def test_without_a_summary_the_page_says_what_it_cannot_know(tmp_path):
     assert view["source"] == "computed from the records (no --summary given)"
     assert view["summary"]["n_problems_unattempted"] == view["summary"]["n_samples_pending"] == "unknown without --summary"
     assert view["summary"]["pass_at_k"] == {"pass@1": 0.5} and "pass_at_k_attempted" not in view["summary"]
+
+
+def test_compare_warns_of_a_shared_problem_judged_against_other_tests(tmp_path, caplog):
+    """The fourth walk: two runs of one file name, one with a test changed, share every task id and
+    name no dataset, so --compare said nothing; their tests_sha256 tell them apart."""
+    def row(task: str, tests: str, verdict: str) -> dict:
+        return {"task_id": task, "sample_id": 0, "verdict": verdict, "elapsed_s": 0.5, "tests_sha256": tests}
+
+    here = lines(tmp_path / "a.jsonl", row("T/1", "aaaa", "accepted"), row("T/2", "bbbb", "accepted"))
+    same = lines(tmp_path / "b.jsonl", row("T/1", "aaaa", "wrong_answer"), row("T/2", "bbbb", "accepted"))
+    other = lines(tmp_path / "c.jsonl", row("T/1", "aaaa", "accepted"), row("T/2", "cccc", "wrong_answer"))
+    with caplog.at_level(logging.WARNING, logger="judgebox"):
+        assert main(["report", str(here), "--compare", str(same), "--out", str(tmp_path / "s.html")]) == 0
+        assert "--compare" not in caplog.text  # the same tests: a comparison of two runs
+        assert main(["report", str(here), "--compare", str(other), "--out", str(tmp_path / "o.html")]) == 0
+    assert caplog.messages[-1] == (
+        f"--compare {other} judged 1 of the problems both files hold against other tests than {here} (e.g. T/2; "
+        "another dataset, or its tests changed between the runs)")

@@ -314,3 +314,17 @@ def test_a_misspelt_command_gets_did_you_mean_and_a_subcommand_names_itself(tmp_
     proc = judgebox("data", "convert", "nope.jsonl", "--to", "verl-parquet", "--format", "mbpp", "--out", "x.parquet",
                     cwd=tmp_path, check=False)
     assert proc.returncode == 1 and only_line(proc).startswith("judgebox data convert: nope.jsonl: no such file")
+
+
+def test_a_resume_of_results_written_before_tests_were_recorded_says_so(tmp_path):
+    """The fourth walk: a results file an older judgebox wrote (no tests_sha256) is kept as it is, and a
+    resume against changed tests gave the old verdicts without a word; now the resume says so."""
+    row = {"task_id": 1, "text": "add", "code": "def add(a, b):\n    return a + b", "test_list": ["assert add(1, 2) == 3"]}
+    (tmp_path / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    args = ["eval", "rows.jsonl", "--format", "mbpp", "--samples", "gold", "--no-progress", "--results", "r.jsonl"]
+    judgebox(*args, cwd=tmp_path)
+    results = tmp_path / "r.jsonl"
+    old = [{k: v for k, v in json.loads(line).items() if k != "tests_sha256"} for line in results.read_text().splitlines()]
+    results.write_text("".join(json.dumps(r) + "\n" for r in old))
+    assert ("  1 results kept from r.jsonl were written before judgebox recorded the tests they were judged against: "
+            "if the dataset's tests changed since, give a new path to judge them again\n") in judgebox(*args, cwd=tmp_path).stdout
