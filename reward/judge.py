@@ -360,7 +360,7 @@ class _Judging:
                 missing = True
                 if ran and whole.verdict == Verdict.time_limit_exceeded:
                     whole.stderr = (f"{whole.stderr}\n[judgebox] asserts[{i}] was running (the run's limit: "
-                                    f"{n} asserts x run_timeout {self.spec.run_timeout:g} s)")[-_HEAD:]
+                                    f"{n} assert{'s' if n != 1 else ''} x run_timeout {self.spec.run_timeout:g} s)")[-_HEAD:]
                 results.append(whole.model_copy(update={"index": i}) if ran else
                                TestResult(index=i, verdict=Verdict.skipped))
                 continue

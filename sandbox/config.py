@@ -110,7 +110,8 @@ class SandboxSettings(BaseSettings):
         True, description="precompiled bits/stdc++.h per g++ flag set and a javac class-data archive"
     )
     zygote: bool = Field(True, description="fork python runs from a warm interpreter of the configured "
-                         "runtime (the fork-server) instead of starting one per run; 0: spawn every run")
+                         "runtime (the fork-server) instead of starting one per run; off (--no-zygote, JUDGEBOX_ZYGOTE=0): "
+                         "spawn every run")
     workdir_root: Optional[str] = Field(None, description="where per-run directories are made (default: <temp dir>/judgebox-runs)")
     pod_name: str = Field(default_factory=socket.gethostname, description="executor_pod_name")
     replica_id: Optional[str] = Field(

@@ -60,8 +60,8 @@ def test_a_rollout_whose_engine_is_missing_is_refused_before_any_trajectory(tmp_
         "test": "def check(candidate):\n    assert candidate(1) == 1\n", "entry_point": "f"}) + "\n")
     proc = cli(blocked, tmp_path, "rollout", "data.jsonl", "--format", "humaneval", "--model", "Qwen/Qwen3-0.6B",
                "--backend", backend, "--out", "t.jsonl")
-    assert (proc.returncode, proc.stdout) == (1, "") and "Traceback" not in proc.stderr
-    assert proc.stderr.splitlines()[-1] == f"judgebox rollout: --backend {backend}: {line}"  # after transformers' note
+    # one line: transformers' own advice ("PyTorch was not found ...") is off in the CLI (the fourth walk)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", f"judgebox rollout: --backend {backend}: {line}\n")
     assert not (tmp_path / "t.jsonl").exists()
 
 

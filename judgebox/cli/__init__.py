@@ -99,6 +99,11 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``judgebox`` command (exit statuses: the module's docstring)."""
+    import os
+
+    # transformers' advice on import ("PyTorch was not found...") is not for a command's user: a
+    # command that needs torch says so itself (rollout --backend hf, vllm)
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     argv = list(sys.argv[1:] if argv is None else argv)
     typed = next((a for a in argv if not a.startswith("-")), "")  # the command: its module alone is loaded
     parser = build_parser(typed if typed in COMMANDS else "")

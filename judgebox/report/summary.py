@@ -49,7 +49,14 @@ def read_summary(path: Path, records: Records) -> dict[str, Any]:
     except FileNotFoundError:
         raise ValueError(f"--summary {path}: no such file") from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: not JSON ({exc.msg}); give the summary JSON that "
+        first = path.read_text(encoding="utf-8", errors="replace").lstrip().split("\n", 1)[0]
+        try:  # a line of JSON objects: a results or trajectories file given for the summary
+            lines = isinstance(json.loads(first), dict) and exc.msg == "Extra data"
+        except json.JSONDecodeError:
+            lines = False
+        what = "a results or trajectories file (one JSON object a line), not a summary" if lines else \
+            f"not JSON ({exc.msg})"
+        raise ValueError(f"{path}:{exc.lineno}: {what}; give the summary JSON that "
                          "`judgebox eval/rollout --summary` wrote") from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"--summary {path}: not UTF-8 text ({exc.reason} at byte {exc.start}); give the "

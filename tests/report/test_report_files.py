@@ -266,3 +266,14 @@ def test_compare_warns_of_a_shared_problem_judged_against_other_tests(tmp_path, 
     assert caplog.messages[-1] == (
         f"--compare {other} judged 1 of the problems both files hold against other tests than {here} (e.g. T/2; "
         "another dataset, or its tests changed between the runs)")
+
+
+def test_a_results_file_given_as_the_summary_is_named_as_such(tmp_path, capsys):
+    """The fourth walk: ``--summary x.results.jsonl`` said only ``not JSON (Extra data)``."""
+    row = {"task_id": "T/1", "sample_id": 0, "verdict": "accepted", "elapsed_s": 0.5}
+    results = lines(tmp_path / "a.results.jsonl", row, row | {"sample_id": 1})
+    with pytest.raises(SystemExit):
+        main(["report", str(results), "--summary", str(results), "--out", str(tmp_path / "p.html")])
+    assert capsys.readouterr().err == (f"judgebox report: {results}:2: a results or trajectories file (one JSON object a "
+                                       "line), not a summary; give the summary JSON that `judgebox eval/rollout "
+                                       "--summary` wrote\n")
