@@ -247,9 +247,32 @@ Text = Annotated[str, AfterValidator(_unicode_text)]
 Argument = Annotated[str, AfterValidator(_argument)]
 
 
-class _Request(BaseModel):
-    # NaN/Infinity are not numbers a limit can hold: reject them as 422 naming the field
+class _Body(BaseModel):
+    """A request body: unknown keys are ignored, as SandboxFusion's server ignores them (clients send
+    their own extras), except a key close to a field's name, which is a typo; NaN/Infinity are not
+    numbers a limit can hold (422 naming the field)."""
+
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_misspelt_field(cls, data: Any) -> Any:
+        """A key close to a field's name (``run_timout``, ``stdn``, ``memory_limit_mb``, ``idle_timeot``)
+        is a 422 naming it, never a run without the limit or the input it meant."""
+        if isinstance(data, dict):
+            import difflib
+
+            known = [name for name, field in cls.model_fields.items() for name in (name, field.alias) if name]
+            for key in data:
+                if isinstance(key, str) and key not in known:
+                    close = difflib.get_close_matches(key, known, n=1, cutoff=0.8) or \
+                        [k for k in known if k.lower() == key.lower()]
+                    if close:
+                        raise ValueError(f"{key!r} is not a field of this request; did you mean {close[0]!r}?")
+        return data
+
+
+class _Request(_Body):
 
     files: dict[str, Optional[str]] = Field(
         default_factory=dict, description="path -> base64 content, written before the run: relative to the "
@@ -267,24 +290,6 @@ class _Request(BaseModel):
         return v
 
     _check_fetch = field_validator("fetch_files")(classmethod(lambda cls, v: validate_run_paths(v, "fetch_files")))
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_misspelt_field(cls, data: Any) -> Any:
-        """A key close to a field's name is a typo (``run_timout``, ``stdn``, ``memory_limit_mb``): a
-        422 naming it, never a run without the limit or the input it meant. Other unknown keys are
-        ignored, as SandboxFusion's server ignores them (clients send their own extras)."""
-        if isinstance(data, dict):
-            import difflib
-
-            known = [name for name, field in cls.model_fields.items() for name in (name, field.alias) if name]
-            for key in data:
-                if isinstance(key, str) and key not in known:
-                    close = difflib.get_close_matches(key, known, n=1, cutoff=0.8) or \
-                        [k for k in known if k.lower() == key.lower()]
-                    if close:
-                        raise ValueError(f"{key!r} is not a field of this request; did you mean {close[0]!r}?")
-        return data
 
 
 class RunCodeRequest(_Request):
@@ -530,7 +535,7 @@ BatchItem = Annotated[Union[Annotated[RunTestsResponse, Tag("result")], Annotate
                       Discriminator(_batch_item_kind)]
 
 
-class RunTestsBatchRequest(BaseModel):
+class RunTestsBatchRequest(_Body):
     """``POST /run_tests_batch`` body (judgebox extension): ``requests``, a list of ``/run_tests`` bodies.
 
     Each item is validated on its own (a bad one is answered with its :class:`BatchItemError`), so
@@ -601,7 +606,7 @@ def overall_status(*results: Optional[CommandRunResult]) -> RunStatus:
 
 # ---- sessions (judgebox extension): one long-lived kernel per session ------------------------------
 
-class CreateSessionRequest(BaseModel):
+class CreateSessionRequest(_Body):
     """``POST /sessions`` body.
 
     Fields: ``language`` (only ``"python"``: an IPython kernel), ``memory_limit_MB`` (MiB for the
@@ -610,7 +615,6 @@ class CreateSessionRequest(BaseModel):
     the server's ``max_session_idle_timeout``).
     """
 
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
     language: Literal["python"] = "python"
     memory_limit_MB: int = Field(-1, ge=-1, description="MiB; -1 or 0 = server default")
     idle_timeout: float = Field(300, gt=0, description="seconds idle before the session is closed")
@@ -651,11 +655,10 @@ class SessionList(BaseModel):
     max_sessions: int
 
 
-class SessionRunRequest(BaseModel):
+class SessionRunRequest(_Body):
     """``POST /sessions/{id}/run`` body: ``code`` (one cell) and ``timeout`` (seconds; default the
     server's ``default_session_timeout``, clamped to ``max_run_timeout``)."""
 
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
     code: Text
     timeout: Optional[float] = Field(None, gt=0, description="seconds")
 

@@ -277,6 +277,23 @@ def test_a_foreign_field_is_ignored_as_sandboxfusion_ignores_it_and_no_message_h
     assert r.json()["detail"][0]["msg"].startswith("'pyhton' is not a language name")  # not "Value error, ..."
 
 
+@pytest.mark.parametrize("model, body, fix", [
+    ("CreateSessionRequest", {"idle_timeot": 5}, "'idle_timeot' is not a field of this request; did you mean 'idle_timeout'?"),
+    ("SessionRunRequest", {"code": "1", "timout": 5}, "did you mean 'timeout'?"),
+    ("RunTestsBatchRequest", {"request": []}, "did you mean 'requests'?"),
+    ("RunJupyterRequest", {"cells": ["1"], "kernal": "python3"}, "did you mean 'kernel'?"),
+])
+def test_every_request_body_names_a_misspelt_field(model, body, fix):
+    """The misspelt-key check is the request bodies' own (``_Body``), not /run_code's alone: a session's
+    ``idle_timeot`` was ignored as ``run_timout`` was."""
+    import judgebox.sandbox.models as models
+    from judgebox.sandbox.batch import validated
+
+    with pytest.raises(SandboxRequestError) as info:
+        validated(getattr(models, model), body)
+    assert info.value.status_code == 422 and fix in str(info.value)
+
+
 def test_a_file_named_like_the_program_is_422_not_a_silent_replacement(live_server):
     """``files: {"main.py": ...}`` would replace the submitted python code (it ran instead, Success)."""
     body = {"code": "print('code')", "language": "python", "files": {"main.py": "cHJpbnQoJ2ZpbGUnKQ=="}}
