@@ -129,8 +129,11 @@ def dataset_samples(problems: list[Problem], source: str) -> list[Sample]:
     if not pairs:
         # only columns that read like programs (several lines in most rows) are offered: an id or a
         # uuid column scored as code is a silent nonsense run (a new user followed such a hint)
-        columns = sorted({c for p in problems for c in p.columns
-                          if sum("\n" in q.columns.get(c, "") for q in problems) * 2 > len(problems)})
+        multiline = defaultdict(int)  # column -> rows where it has several lines
+        for p in problems:
+            for c, text in p.columns.items():
+                multiline[c] += "\n" in text
+        columns = sorted(c for c, n in multiline.items() if n * 2 > len(problems))
         what = "no reference solutions" if source == "gold" else f"no column {source.split(':', 1)[1]!r}"
         instead = (f"use --samples column:{columns[0]}" + (f" (its text columns: {', '.join(columns)})"
                                                             if len(columns) > 1 else "")
