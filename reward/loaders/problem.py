@@ -48,11 +48,13 @@ class Problem(BaseModel):
     def tests_digest(self) -> str:
         """A fingerprint of what this problem's samples are judged against (its spec, or why it has
         none): the first 16 hex digits of the sha256 of its JSON. Results and trajectories keep it as
-        ``tests_sha256``, so a resumed file is never kept for tests that changed since."""
+        ``tests_sha256``, so a resumed file is never kept for tests that changed since. A spec's is
+        computed once (:func:`spec_digest`)."""
+        if self.spec is not None:
+            return spec_digest(self.spec)
         import hashlib
 
-        text = self.spec.model_dump_json() if self.spec is not None else f"data_error: {self.data_error}"
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return hashlib.sha256(f"data_error: {self.data_error}".encode()).hexdigest()[:16]
 
     def candidate(self, completion: str, sanitize: bool = False) -> tuple[TestSpec, str]:
         """The spec and the code to judge for one completion.
@@ -92,6 +94,25 @@ class Problem(BaseModel):
         """The function whose defining fenced block is a chat answer's code, of several (``None``:
         the ``policy`` block; BigCodeBench: ``task_func``, not a later example-usage block)."""
         return None
+
+
+#: id(spec) -> its digest, while the spec lives (a finalizer drops the entry, so an id reused by a
+#: later object never finds it)
+_SPEC_DIGESTS: dict[int, str] = {}
+
+
+def spec_digest(spec: TestSpec) -> str:
+    """The first 16 hex digits of the sha256 of ``spec``'s JSON, computed once per spec object: a
+    spec's JSON can be megabytes of test data, and every judged sample and every kept result asks for
+    it. Specs are replaced, never changed in place (``spec_overrides`` copies them)."""
+    digest = _SPEC_DIGESTS.get(id(spec))
+    if digest is None:
+        import hashlib
+        import weakref
+
+        digest = _SPEC_DIGESTS[id(spec)] = hashlib.sha256(spec.model_dump_json().encode()).hexdigest()[:16]
+        weakref.finalize(spec, _SPEC_DIGESTS.pop, id(spec), None)
+    return digest
 
 
 def text_columns(row: dict[str, Any], used: set[str]) -> dict[str, str]:
