@@ -171,10 +171,10 @@ def test_a_second_rollout_on_a_file_being_written_stops_before_its_engine(tmp_pa
     assert out.read_text() == ""
 
 
-def test_a_rollout_stops_after_infrastructure_errors_in_a_row_as_eval_does(tmp_path, tiny_model, tiny_tokenizer, arun):
-    """Issue 39, item 10: ``judgebox rollout`` had no circuit breaker like eval's. A real model
-    (transformers) generates; the sandbox died (nothing listens at its URL): after ``give_up_after``
-    trajectories in a row end ``infra_error``, the rest are left for a rerun and ``gave_up`` says why."""
+def dead_sandbox_rollout(tmp_path, tiny_model, tiny_tokenizer, **breaker) -> tuple[Rollout, Path]:
+    """A rollout of four trajectories per problem, one at a time, whose real model (transformers)
+    generates and whose sandbox is dead (nothing listens at its URL, one attempt each): ``breaker`` is
+    ``give_up_after`` and ``give_up_seconds``."""
     from judgebox.agent.backends import HFBackend
     from judgebox.reward.evaluate import Evaluation
     from judgebox.sandbox import SandboxClient
@@ -185,9 +185,16 @@ def test_a_rollout_stops_after_infrastructure_errors_in_a_row_as_eval_does(tmp_p
                          HFBackend.from_model(str(tiny_model)))
     out = tmp_path / "traj.jsonl"
     dead = SandboxClient(f"http://127.0.0.1:{free_port()}", settings=ClientSettings(max_attempts=1, deadline=10))
-    rollout = Rollout(problems, loop, out, n=4, concurrency=1, dataset="tiny-mbpp", give_up_after=2,
-                      give_up_seconds=math.inf,  # the count's rule, whatever the machine's speed
-                      evaluation=Evaluation(problems, out, client=dead, retries=0, dataset="tiny-mbpp"))
+    return Rollout(problems, loop, out, n=4, concurrency=1, dataset="tiny-mbpp", **breaker,
+                   evaluation=Evaluation(problems, out, client=dead, retries=0, dataset="tiny-mbpp")), out
+
+
+def test_a_rollout_stops_after_infrastructure_errors_in_a_row_as_eval_does(tmp_path, tiny_model, tiny_tokenizer, arun):
+    """Issue 39, item 10: ``judgebox rollout`` had no circuit breaker like eval's. A real model
+    (transformers) generates; the sandbox died (nothing listens at its URL): after ``give_up_after``
+    trajectories in a row end ``infra_error``, the rest are left for a rerun and ``gave_up`` says why."""
+    rollout, out = dead_sandbox_rollout(tmp_path, tiny_model, tiny_tokenizer, give_up_after=2,
+                                        give_up_seconds=math.inf)  # the count's rule, whatever the machine's speed
     summary = arun(rollout.run(ks=[1], progress=False))
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["verdict"] for r in records] == ["infra_error", "infra_error"]
@@ -200,19 +207,7 @@ def test_a_rollout_whose_sandbox_judges_nothing_for_a_while_stops_before_the_cou
     """The breaker eval has (``judgebox.reward.evaluate.GiveUp``): ``concurrency`` trajectories in a row
     ending ``infra_error`` and none judged for ``give_up_seconds`` (0 here) stop the run, before the
     count (10 here) would."""
-    from judgebox.agent.backends import HFBackend
-    from judgebox.reward.evaluate import Evaluation
-    from judgebox.sandbox import SandboxClient
-    from judgebox.sandbox.client.settings import ClientSettings
-
-    problems = load_problems(mbpp_file(tmp_path), "mbpp")
-    loop = ToolAgentLoop(AgentLoopConfig(max_tokens_per_turn=4, max_assistant_turns=1), tiny_tokenizer,
-                         HFBackend.from_model(str(tiny_model)))
-    out = tmp_path / "traj.jsonl"
-    dead = SandboxClient(f"http://127.0.0.1:{free_port()}", settings=ClientSettings(max_attempts=1, deadline=10))
-    rollout = Rollout(problems, loop, out, n=4, concurrency=1, dataset="tiny-mbpp", give_up_after=10,
-                      give_up_seconds=0, evaluation=Evaluation(problems, out, client=dead, retries=0,
-                                                               dataset="tiny-mbpp"))
+    rollout, out = dead_sandbox_rollout(tmp_path, tiny_model, tiny_tokenizer, give_up_after=10, give_up_seconds=0)
     arun(rollout.run(ks=[1], progress=False))
     assert len(out.read_text().splitlines()) == 1
     assert rollout.gave_up.startswith("stopped after 1 trajectories in a row hit infrastructure errors and none "
