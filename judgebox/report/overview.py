@@ -130,13 +130,16 @@ def compare_note(mine: Records, other: Records, dataset: Optional[str] = None) -
         return (f"--compare {other.path} has no task id in common with {mine.path} (another dataset?): "
                 "every problem is in one file only")
     # the tests each record was judged against (tests_sha256): one task id, other tests, another dataset
-    tests = {}
+    tests: dict[str, set] = defaultdict(set)
     for r in mine.rows:
-        tests.setdefault(problem_key(r, mine.kind), set()).add(r.get("tests_sha256"))
-    differ = sorted({problem_key(r, other.kind) for r in other.rows
-                     if r.get("tests_sha256") and problem_key(r, other.kind) in tests
-                     and r["tests_sha256"] not in tests[problem_key(r, other.kind)]
-                     and None not in tests[problem_key(r, other.kind)]}, key=natural_key)
+        tests[problem_key(r, mine.kind)].add(r.get("tests_sha256"))
+    other_tests = set()
+    for r in other.rows:
+        key, digest = problem_key(r, other.kind), r.get("tests_sha256")
+        # both sides recorded (a record without it, from an older judgebox, tells nothing) and differ
+        if digest and key in tests and None not in tests[key] and digest not in tests[key]:
+            other_tests.add(key)
+    differ = sorted(other_tests, key=natural_key)
     if differ:
         return (f"--compare {other.path} judged {len(differ)} of the problems both files hold against other tests "
                 f"than {mine.path} (e.g. {differ[0]}; another dataset, or its tests changed between the runs)")

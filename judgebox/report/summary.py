@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -49,7 +50,8 @@ def read_summary(path: Path, records: Records) -> dict[str, Any]:
     except FileNotFoundError:
         raise ValueError(f"--summary {path}: no such file") from None
     except json.JSONDecodeError as exc:
-        first = path.read_text(encoding="utf-8", errors="replace").lstrip().split("\n", 1)[0]
+        # the first line of the text already read (a results file can be hundreds of MB: not read again)
+        first = re.match(r"\s*(.*)", exc.doc).group(1)
         try:  # a line of JSON objects: a results or trajectories file given for the summary
             lines = isinstance(json.loads(first), dict) and exc.msg == "Extra data"
         except json.JSONDecodeError:
